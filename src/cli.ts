@@ -1,0 +1,67 @@
+// The `waypost` command: serve (default), migrate, user.
+import { userCommand } from './cli/users.cli.ts';
+import { stdio, UsageError } from './cli/output.ts';
+import { ConfigError, loadConfig } from './config.ts';
+import { migrateToLatest } from './db/migrate.ts';
+import { AppError } from './http/errors.ts';
+import { openConfiguredDatabase, serve } from './main.ts';
+
+const USAGE = `usage: waypost <command>
+
+  serve              run the server (the default)
+  migrate            bring the database schema up to date, then exit
+  user ...           add, list, passwd, delete accounts (waypost user for details)
+
+Configuration comes from the environment; see the README.`;
+
+async function main(argv: string[]): Promise<number> {
+  const [command = 'serve', ...args] = argv;
+  if (command === 'help' || command === '--help' || command === '-h') {
+    stdio.print(USAGE);
+    return 0;
+  }
+  const config = loadConfig();
+  if (command === 'serve') {
+    await serve(config);
+    return -1; // keeps running until a signal
+  }
+  const database = openConfiguredDatabase(config);
+  try {
+    switch (command) {
+      case 'migrate': {
+        const applied = await migrateToLatest(database);
+        stdio.info(applied.length > 0 ? `applied ${applied.join(', ')}` : 'the schema is up to date');
+        return 0;
+      }
+      case 'user':
+        await migrateToLatest(database);
+        await userCommand(database.db, args, stdio);
+        return 0;
+      default:
+        throw new UsageError(USAGE);
+    }
+  } finally {
+    await database.close();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exitCode = code;
+  },
+  (error: unknown) => {
+    if (error instanceof UsageError) {
+      stdio.info(error.message);
+      process.exitCode = 2;
+    } else if (error instanceof ConfigError) {
+      stdio.info(`waypost: configuration error: ${error.message}`);
+      process.exitCode = 1;
+    } else if (error instanceof AppError) {
+      stdio.info(`waypost: ${error.message}`);
+      process.exitCode = 1;
+    } else {
+      stdio.info(`waypost: ${error instanceof Error ? error.message : String(error)}`);
+      process.exitCode = 1;
+    }
+  },
+);

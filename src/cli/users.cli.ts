@@ -1,0 +1,56 @@
+import { parseArgs } from 'node:util';
+import type { Db } from '../db/database.ts';
+import { changePassword, createUser, deleteUser, getUser, listUsers } from '../users/users.logic.ts';
+import { confirm, readNewPassword } from './prompt.ts';
+import { UsageError, type Output } from './output.ts';
+
+const USAGE = `usage:
+  waypost user add <username> [--display-name NAME]   password from a prompt, or the first line of stdin
+  waypost user list
+  waypost user passwd <username>                       new password as for add
+  waypost user delete <username> [--yes]               asks to confirm unless --yes`;
+
+export async function userCommand(db: Db, args: string[], out: Output): Promise<void> {
+  const [action, ...rest] = args;
+  const { values, positionals } = parseArgs({
+    args: rest,
+    allowPositionals: true,
+    options: { 'display-name': { type: 'string' }, yes: { type: 'boolean', default: false } },
+  });
+  const username = positionals[0];
+  switch (action) {
+    case 'add': {
+      if (!username || positionals.length > 1) throw new UsageError(USAGE);
+      const password = await readNewPassword();
+      const user = await createUser(db, { username, password, displayName: values['display-name'] });
+      out.info(`created user ${user.username}`);
+      return;
+    }
+    case 'list': {
+      for (const user of await listUsers(db)) {
+        out.print([user.username, user.displayName, new Date(user.createdAt).toISOString()].join('\t'));
+      }
+      return;
+    }
+    case 'passwd': {
+      if (!username) throw new UsageError(USAGE);
+      await getUser(db, username);
+      await changePassword(db, username, await readNewPassword());
+      out.info(`changed the password of ${username}`);
+      return;
+    }
+    case 'delete': {
+      if (!username) throw new UsageError(USAGE);
+      const user = await getUser(db, username);
+      const sure =
+        values.yes ||
+        (await confirm(`Delete ${user.username} and everything they own? Type the username: `, user.username));
+      if (!sure) throw new UsageError(`not deleted: confirm by typing the username, or pass --yes`);
+      await deleteUser(db, user.username);
+      out.info(`deleted user ${user.username}`);
+      return;
+    }
+    default:
+      throw new UsageError(USAGE);
+  }
+}

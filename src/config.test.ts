@@ -1,0 +1,91 @@
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './config.ts';
+
+const dataDir = () => mkdtempSync(join(tmpdir(), 'waypost-config-'));
+
+function configError(env: Record<string, string>): ConfigError {
+  try {
+    loadConfig({ WAYPOST_DATA_DIR: dataDir(), ...env });
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadConfig', () => {
+  it('has documented defaults', () => {
+    const dir = dataDir();
+    const config = loadConfig({ WAYPOST_DATA_DIR: dir });
+    expect(config).toMatchObject({
+      host: '127.0.0.1',
+      port: 8080,
+      baseUrl: 'http://localhost:8080',
+      dataDir: dir,
+      databaseUrl: undefined,
+      logLevel: 'info',
+      registrationOpen: false,
+      bodyLimit: 1024 * 1024,
+      trustProxy: false,
+    });
+  });
+
+  it('reads every variable', () => {
+    const config = loadConfig({
+      WAYPOST_DATA_DIR: dataDir(),
+      WAYPOST_HOST: '0.0.0.0',
+      WAYPOST_PORT: '9000',
+      WAYPOST_BASE_URL: 'https://data.example.org/',
+      DATABASE_URL: 'postgres://waypost@db/waypost',
+      WAYPOST_LOG_LEVEL: 'WARN',
+      WAYPOST_REGISTRATION: 'open',
+      WAYPOST_BODY_LIMIT: '2048',
+      WAYPOST_TRUST_PROXY: 'yes',
+      WAYPOST_SECRET_KEY: 'ff'.repeat(32),
+    });
+    expect(config).toMatchObject({
+      host: '0.0.0.0',
+      port: 9000,
+      baseUrl: 'https://data.example.org',
+      databaseUrl: 'postgres://waypost@db/waypost',
+      logLevel: 'warn',
+      registrationOpen: true,
+      bodyLimit: 2048,
+      trustProxy: true,
+    });
+    expect(config.secretKey.equals(Buffer.alloc(32, 0xff))).toBe(true);
+  });
+
+  it.each([
+    [{ WAYPOST_PORT: 'eighty' }, 'WAYPOST_PORT', 'expected a whole number, got "eighty"'],
+    [{ WAYPOST_PORT: '70000' }, 'WAYPOST_PORT', 'expected a number from 0 to 65535, got 70000'],
+    [{ WAYPOST_BASE_URL: 'example.org' }, 'WAYPOST_BASE_URL', 'expected an absolute http(s) URL'],
+    [{ WAYPOST_BASE_URL: 'ftp://example.org' }, 'WAYPOST_BASE_URL', 'expected an http or https URL'],
+    [{ WAYPOST_BASE_URL: 'https://example.org/waypost' }, 'WAYPOST_BASE_URL', 'expected an origin without path'],
+    [{ DATABASE_URL: 'mysql://db/x' }, 'DATABASE_URL', 'expected a postgres:// URL'],
+    [{ WAYPOST_DATABASE_URL: 'sqlite:x' }, 'WAYPOST_DATABASE_URL', 'expected a postgres:// URL'],
+    [{ WAYPOST_LOG_LEVEL: 'loud' }, 'WAYPOST_LOG_LEVEL', 'expected one of trace, debug, info'],
+    [{ WAYPOST_REGISTRATION: 'maybe' }, 'WAYPOST_REGISTRATION', 'expected one of open, closed'],
+    [{ WAYPOST_BODY_LIMIT: '10' }, 'WAYPOST_BODY_LIMIT', 'expected a number from 1024'],
+    [{ WAYPOST_TRUST_PROXY: 'sometimes' }, 'WAYPOST_TRUST_PROXY', 'expected true or false'],
+    [{ WAYPOST_SECRET_KEY: 'short' }, 'WAYPOST_SECRET_KEY', 'expected 32 bytes'],
+  ])('refuses %j, naming the variable', (env, variable, message) => {
+    const error = configError(env);
+    expect(error.variable).toBe(variable);
+    expect(error.message).toContain(`${variable}: ${message}`);
+  });
+
+  it('generates the secret key once into the data folder, readable only by its owner', () => {
+    const dir = dataDir();
+    const first = loadConfig({ WAYPOST_DATA_DIR: dir });
+    const second = loadConfig({ WAYPOST_DATA_DIR: dir });
+    expect(first.secretKey).toHaveLength(32);
+    expect(second.secretKey.equals(first.secretKey)).toBe(true);
+    const file = join(dir, 'secret.key');
+    expect(readFileSync(file, 'utf8').trim()).toBe(first.secretKey.toString('hex'));
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+  });
+});

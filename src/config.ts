@@ -1,0 +1,147 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { join, resolve } from 'node:path';
+
+/** Log levels pino knows, quietest last. */
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export interface Config {
+  /** Address to listen on. `WAYPOST_HOST`, default `127.0.0.1` (put a reverse proxy in front). */
+  host: string;
+  /** TCP port. `WAYPOST_PORT`, default `8080`. */
+  port: number;
+  /** The origin people and apps reach the server at, used in links and as the OAuth issuer.
+   * `WAYPOST_BASE_URL`, default `http://localhost:<port>`. */
+  baseUrl: string;
+  /** Where the SQLite database, the secret key and media files live. `WAYPOST_DATA_DIR`, default `./data`. */
+  dataDir: string;
+  /** PostgreSQL connection string. `DATABASE_URL` (or `WAYPOST_DATABASE_URL`); absent: SQLite in the data folder. */
+  databaseUrl: string | undefined;
+  /** `WAYPOST_LOG_LEVEL`, default `info`. */
+  logLevel: LogLevel;
+  /** 32 bytes of key material every other key is derived from. `WAYPOST_SECRET_KEY` (64 hex
+   * characters or base64 of 32 bytes); absent: read from, or generated once into, `<data>/secret.key`. */
+  secretKey: Buffer;
+  /** Whether anyone may create an account at `/register`. `WAYPOST_REGISTRATION` = `open` or
+   * `closed`, default `closed`: accounts come from the operator (setup link, `waypost user add`). */
+  registrationOpen: boolean;
+  /** Largest request body in bytes (uploads have their own limit). `WAYPOST_BODY_LIMIT`, default 1 MiB. */
+  bodyLimit: number;
+  /** Trust `X-Forwarded-*` from a reverse proxy. `WAYPOST_TRUST_PROXY` = `true`/`false`, default `false`. */
+  trustProxy: boolean;
+  /** When set, `GET /metrics` needs `Authorization: Bearer <this>`. `WAYPOST_METRICS_TOKEN`, default unset. */
+  metricsToken: string | undefined;
+}
+
+export class ConfigError extends Error {
+  readonly variable: string;
+  constructor(variable: string, problem: string) {
+    super(`${variable}: ${problem}`);
+    this.name = 'ConfigError';
+    this.variable = variable;
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function read(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value === '' ? undefined : value;
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = read(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `expected a whole number, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(name, `expected a number from ${min} to ${max}, got ${value}`);
+  return value;
+}
+
+function boolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = read(env, name)?.toLowerCase();
+  if (raw === undefined) return fallback;
+  if (['true', '1', 'yes', 'on'].includes(raw)) return true;
+  if (['false', '0', 'no', 'off'].includes(raw)) return false;
+  throw new ConfigError(name, `expected true or false, got "${raw}"`);
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = read(env, name)?.toLowerCase();
+  if (raw === undefined) return fallback;
+  if (!(allowed as readonly string[]).includes(raw)) {
+    throw new ConfigError(name, `expected one of ${allowed.join(', ')}, got "${raw}"`);
+  }
+  return raw as T;
+}
+
+function baseUrl(env: Env, port: number): string {
+  const name = 'WAYPOST_BASE_URL';
+  const raw = read(env, name) ?? `http://localhost:${port}`;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(name, `expected an absolute http(s) URL, got "${raw}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError(name, `expected an http or https URL, got "${raw}"`);
+  }
+  if (url.pathname !== '/' || url.search || url.hash || url.username || url.password) {
+    throw new ConfigError(name, `expected an origin without path, query or credentials, like https://example.org`);
+  }
+  return url.origin;
+}
+
+function databaseUrl(env: Env): string | undefined {
+  const name = read(env, 'DATABASE_URL') !== undefined ? 'DATABASE_URL' : 'WAYPOST_DATABASE_URL';
+  const raw = read(env, name);
+  if (raw === undefined) return undefined;
+  if (!/^postgres(ql)?:\/\//.test(raw)) {
+    throw new ConfigError(name, 'expected a postgres:// URL (leave it unset for SQLite in the data folder)');
+  }
+  return raw;
+}
+
+function parseSecretKey(name: string, raw: string): Buffer {
+  const key = /^[0-9a-f]{64}$/i.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
+  if (key.length !== 32) throw new ConfigError(name, 'expected 32 bytes, as 64 hex characters or base64');
+  return key;
+}
+
+/** The secret key: from the environment, else from `<data>/secret.key`, written there (0600) on first start. */
+function secretKey(env: Env, dataDir: string): Buffer {
+  const raw = read(env, 'WAYPOST_SECRET_KEY');
+  if (raw !== undefined) return parseSecretKey('WAYPOST_SECRET_KEY', raw);
+  const file = join(dataDir, 'secret.key');
+  if (!existsSync(file)) {
+    mkdirSync(dataDir, { recursive: true });
+    // 'wx': if another process wrote it first, keep theirs.
+    try {
+      writeFileSync(file, randomBytes(32).toString('hex') + '\n', { mode: 0o600, flag: 'wx' });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
+  return parseSecretKey(file, readFileSync(file, 'utf8').trim());
+}
+
+/** Reads and validates the configuration; throws a ConfigError naming the variable at fault. */
+export function loadConfig(env: Env = process.env): Config {
+  const port = integer(env, 'WAYPOST_PORT', 8080, 0, 65535);
+  const dataDir = resolve(read(env, 'WAYPOST_DATA_DIR') ?? 'data');
+  return {
+    host: read(env, 'WAYPOST_HOST') ?? '127.0.0.1',
+    port,
+    baseUrl: baseUrl(env, port),
+    dataDir,
+    databaseUrl: databaseUrl(env),
+    logLevel: oneOf(env, 'WAYPOST_LOG_LEVEL', LOG_LEVELS, 'info'),
+    registrationOpen: oneOf(env, 'WAYPOST_REGISTRATION', ['open', 'closed'], 'closed') === 'open',
+    bodyLimit: integer(env, 'WAYPOST_BODY_LIMIT', 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    trustProxy: boolean(env, 'WAYPOST_TRUST_PROXY', false),
+    metricsToken: read(env, 'WAYPOST_METRICS_TOKEN'),
+    secretKey: secretKey(env, dataDir),
+  };
+}

@@ -1,0 +1,75 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import pg from 'pg';
+import type { Tables } from './schema.ts';
+
+export type Db = Kysely<Tables>;
+export type DialectName = 'sqlite' | 'postgres';
+
+export interface Database {
+  db: Db;
+  dialect: DialectName;
+  /** Resolves when the database answers a trivial query; rejects otherwise. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  /** A postgres:// URL; absent: SQLite at `sqlitePath`. */
+  url?: string | undefined;
+  sqlitePath?: string;
+  /** PostgreSQL only: the schema to work in (tests use one schema per test file). */
+  schema?: string;
+  /** PostgreSQL only: connections in the pool. */
+  poolSize?: number;
+}
+
+// PostgreSQL sends int8 (COUNT(*), BIGINT columns) as strings, because they can exceed 2^53.
+// Our BIGINTs hold millisecond times and sizes, far below that, so read them as numbers.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
+
+export function openDatabase(options: DatabaseOptions): Database {
+  return options.url ? openPostgres(options.url, options) : openSqlite(options.sqlitePath ?? ':memory:');
+}
+
+function openSqlite(path: string): Database {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const sqlite = new SQLite(path);
+  // WAL: readers never block the writer. synchronous=FULL: a commit is on disk before we
+  // acknowledge it, so a power cut cannot lose an answered request.
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = FULL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return {
+    db,
+    dialect: 'sqlite',
+    ping: async () => {
+      await sql`select 1`.execute(db);
+    },
+    close: () => db.destroy(),
+  };
+}
+
+function openPostgres(url: string, options: DatabaseOptions): Database {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 10,
+    ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
+  });
+  // An idle client that loses its connection emits 'error' on the pool; without a listener
+  // that would crash the process. The next query gets a fresh connection.
+  pool.on('error', () => {});
+  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    db,
+    dialect: 'postgres',
+    ping: async () => {
+      await sql`select 1`.execute(db);
+    },
+    close: () => db.destroy(),
+  };
+}

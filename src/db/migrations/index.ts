@@ -1,0 +1,8 @@
+// Every migration, in order. Append-only: a migration that has landed is never edited
+// (STYLE.md 9); a change is a new entry. Kysely runs them by name, in this order.
+import type { Migration } from 'kysely/migration';
+import * as m0001 from './0001_users.ts';
+
+export const migrations: Record<string, Migration> = {
+  '0001_users': m0001,
+};

@@ -1,0 +1,124 @@
+import { STATUS_CODES } from 'node:http';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+
+/** One field-level problem in a request (API.md: `errors: [{path, message}]`). */
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
+/** The RFC 9457 problem document every error response carries. */
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: string;
+  errors?: FieldError[];
+}
+
+/**
+ * An error a client can cause, with a stable code. Thrown anywhere; turned into HTTP in
+ * exactly one place, `sendProblem` below (STYLE.md 5).
+ */
+export class AppError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly extra: { errors?: FieldError[]; headers?: Record<string, string> };
+  constructor(
+    status: number,
+    code: string,
+    message: string,
+    extra: { errors?: FieldError[]; headers?: Record<string, string> } = {},
+  ) {
+    super(message);
+    this.name = 'AppError';
+    this.status = status;
+    this.code = code;
+    this.extra = extra;
+  }
+}
+
+export const notFound = (detail = 'No such object.') => new AppError(404, 'not_found', detail);
+export const badRequest = (detail: string, errors?: FieldError[]) =>
+  new AppError(400, 'invalid_request', detail, errors ? { errors } : {});
+
+/** `type` of a problem: a URN naming the stable code (RFC 9457 3.1.1 allows any URI). */
+export function problemType(code: string): string {
+  return `urn:waypost:problem:${code}`;
+}
+
+export function problem(status: number, code: string, detail: string, errors?: FieldError[]): Problem {
+  return {
+    type: problemType(code),
+    title: STATUS_CODES[status] ?? 'Error',
+    status,
+    detail,
+    code,
+    ...(errors ? { errors } : {}),
+  };
+}
+
+export function sendProblem(reply: FastifyReply, body: Problem, headers: Record<string, string> = {}): FastifyReply {
+  return reply.code(body.status).headers(headers).type('application/problem+json; charset=utf-8').send(body);
+}
+
+/** Fastify's own client errors, by code, with the status and stable code we answer with. */
+const FASTIFY_ERRORS: Record<string, [number, string]> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: [413, 'payload_too_large'],
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, 'unsupported_media_type'],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, 'invalid_request'],
+  FST_ERR_CTP_EMPTY_JSON_BODY: [400, 'invalid_json'],
+  FST_ERR_CTP_INVALID_JSON_BODY: [400, 'invalid_json'],
+  FST_ERR_CTP_INVALID_TYPE: [400, 'invalid_request'],
+  FST_ERR_BAD_URL: [400, 'invalid_request'],
+  FST_ERR_ASYNC_CONSTRAINT: [400, 'invalid_request'],
+};
+
+/** Turns a fastify validation error into field errors with JSON-pointer-like paths. */
+function fieldErrors(error: FastifyError): FieldError[] {
+  const where = error.validationContext ?? 'body';
+  return (error.validation ?? []).map((issue) => {
+    let path = issue.instancePath || '';
+    const params = issue.params;
+    const missing = params.missingProperty ?? params.requiredProperties;
+    const extra = params.additionalProperty;
+    if (typeof missing === 'string') path += `/${missing}`;
+    if (Array.isArray(missing) && typeof missing[0] === 'string') path += `/${missing[0]}`;
+    if (typeof extra === 'string') path += `/${extra}`;
+    const message =
+      typeof extra === 'string'
+        ? 'is not a known field'
+        : typeof missing === 'string' || Array.isArray(missing)
+          ? 'is required'
+          : (issue.message ?? 'is invalid');
+    return { path: `${where}${path}`, message };
+  });
+}
+
+/** The error handler: every error becomes problem+json; only client errors say what went wrong. */
+export function handleError(error: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply) {
+  if (error instanceof AppError) {
+    return sendProblem(
+      reply,
+      problem(error.status, error.code, error.message, error.extra.errors),
+      error.extra.headers,
+    );
+  }
+  if (error.validation) {
+    const errors = fieldErrors(error);
+    const detail = `The request is invalid: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}.`;
+    return sendProblem(reply, problem(400, 'validation_failed', detail, errors));
+  }
+  const known = error.code ? FASTIFY_ERRORS[error.code] : undefined;
+  if (known) return sendProblem(reply, problem(known[0], known[1], error.message));
+  const status = error.statusCode ?? 500;
+  if (status >= 400 && status < 500) {
+    return sendProblem(reply, problem(status, 'invalid_request', error.message));
+  }
+  request.log.error({ err: error }, 'request failed');
+  return sendProblem(
+    reply,
+    problem(500, 'internal_error', 'Something went wrong on our side. The request id identifies it in our logs.'),
+  );
+}

@@ -1,0 +1,76 @@
+// Prometheus metrics at GET /metrics: request counts and latency histograms by route and
+// status, plus the process's own (memory, event loop, GC). One registry per app, so tests
+// that build many apps do not share counters.
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { safeEqual } from '../lib/crypto.ts';
+import { AppError } from './errors.ts';
+import { problems } from './schemas.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    metrics: Registry;
+  }
+}
+
+async function metrics(app: FastifyInstance, options: { token: string | undefined }) {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const labelNames = ['method', 'route', 'status_code'] as const;
+  const requests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests answered, by method, route pattern and status.',
+    labelNames,
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time from request to response, by method, route pattern and status.',
+    labelNames,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  app.decorate('metrics', registry);
+
+  app.addHook('onResponse', async (request, reply) => {
+    // The route pattern, never the raw URL: ids in paths would make unbounded label sets.
+    const labels = {
+      method: request.method,
+      route: request.routeOptions.url ?? 'unmatched',
+      status_code: String(reply.statusCode),
+    };
+    requests.inc(labels);
+    duration.observe(labels, reply.elapsedTime / 1000);
+  });
+
+  app.get(
+    '/metrics',
+    {
+      schema: {
+        summary: 'Prometheus metrics',
+        description:
+          'Request counts and latency histograms by route and status, and process metrics, in the Prometheus text format. ' +
+          'Open unless the operator sets `WAYPOST_METRICS_TOKEN`, then `Authorization: Bearer <that token>` is needed.',
+        tags: ['operations'],
+        response: {
+          200: {
+            description: 'Prometheus text exposition format.',
+            content: { 'text/plain': { schema: { type: 'string' } } },
+          },
+          ...problems(401),
+        },
+      },
+    },
+    async (request, reply) => {
+      if (options.token !== undefined && !safeEqual(request.headers.authorization ?? '', `Bearer ${options.token}`)) {
+        throw new AppError(401, 'unauthorized', "The metrics need the operator's metrics token.", {
+          headers: { 'www-authenticate': 'Bearer realm="waypost-metrics"' },
+        });
+      }
+      return reply.type(registry.contentType).send(await registry.metrics());
+    },
+  );
+}
+
+export default fp(metrics, { name: 'metrics' });

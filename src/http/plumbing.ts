@@ -1,0 +1,77 @@
+// Cross-cutting HTTP behaviour: request ids, security headers, 404 and 405 as problem+json.
+import helmet from '@fastify/helmet';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import FindMyWay from 'find-my-way';
+import type { IncomingMessage } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { problem, sendProblem } from './errors.ts';
+
+const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Echoes a client's `X-Request-Id` when it is sane (API.md), otherwise makes one. */
+export function requestId(request: IncomingMessage): string {
+  const given = request.headers['x-request-id'];
+  return typeof given === 'string' && SANE_REQUEST_ID.test(given) ? given : randomUUID();
+}
+
+async function plumbing(app: FastifyInstance) {
+  app.addHook('onRequest', async (request: FastifyRequest, reply) => {
+    void reply.header('x-request-id', request.id);
+  });
+
+  await app.register(helmet, {
+    // Pages are server-rendered, without scripts of their own; /docs sets its own policy.
+    contentSecurityPolicy: {
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        imgSrc: ["'self'", 'data:'],
+        formAction: ["'self'"],
+        frameAncestors: ["'none'"],
+        objectSrc: ["'none'"],
+        baseUri: ["'none'"],
+        // Deployments on plain http (a LAN, localhost) must keep working; TLS is the proxy's job.
+        upgradeInsecureRequests: null,
+      },
+    },
+    // Media and API responses are fetched cross-origin by apps with a token.
+    crossOriginResourcePolicy: { policy: 'cross-origin' },
+    frameguard: { action: 'deny' },
+    strictTransportSecurity: false, // set per-deployment by the TLS-terminating proxy
+  });
+
+  // fastify answers an unknown method on a known path with 404; HTTP says 405 with `Allow`.
+  // A second router that knows every path pattern and its methods tells which case it is.
+  const patterns = FindMyWay();
+  const methodsByPattern = new Map<string, Set<string>>();
+  app.addHook('onRoute', (route) => {
+    let methods = methodsByPattern.get(route.url);
+    if (!methods) {
+      methods = new Set();
+      methodsByPattern.set(route.url, methods);
+      patterns.on('GET', route.url, () => {}, { pattern: route.url });
+    }
+    for (const method of [route.method].flat()) methods.add(method);
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '/';
+    const match = patterns.find('GET', path);
+    const methods = match ? methodsByPattern.get((match.store as { pattern: string }).pattern) : undefined;
+    if (methods) {
+      const allow = [...methods].join(', ');
+      return sendProblem(
+        reply,
+        problem(405, 'method_not_allowed', `${request.method} is not allowed here; use ${allow}.`),
+        {
+          allow,
+        },
+      );
+    }
+    return sendProblem(reply, problem(404, 'not_found', `Nothing lives at ${request.method} ${path}.`));
+  });
+}
+
+export default fp(plumbing, { name: 'plumbing' });

@@ -1,0 +1,44 @@
+// Start: configuration, database (migrated), HTTP server, graceful shutdown.
+import closeWithGrace from 'close-with-grace';
+import { join } from 'node:path';
+import { buildApp } from './app.ts';
+import type { Config } from './config.ts';
+import { openDatabase, type Database } from './db/database.ts';
+import { migrateToLatest } from './db/migrate.ts';
+import { createLogger } from './logger.ts';
+import { issueSetupToken } from './users/setup.logic.ts';
+
+export function openConfiguredDatabase(config: Config): Database {
+  return openDatabase({ url: config.databaseUrl, sqlitePath: join(config.dataDir, 'waypost.db') });
+}
+
+export async function serve(config: Config): Promise<void> {
+  const logger = createLogger(config.logLevel);
+  const database = openConfiguredDatabase(config);
+  await migrateToLatest(database);
+  const app = await buildApp({ config, database, logger });
+
+  // SIGINT/SIGTERM: stop accepting, let requests in flight finish (up to 10 s), close the
+  // database. A second signal or an uncaught error ends the process at once.
+  closeWithGrace({ delay: 10_000, logger }, async ({ signal, err }) => {
+    if (err) logger.error({ err }, 'shutting down after an error');
+    else logger.info({ signal }, 'shutting down');
+    await app.close();
+    await database.close();
+  });
+
+  await app.listen({ host: config.host, port: config.port });
+  logger.info(
+    { base_url: config.baseUrl, database: database.dialect, data_dir: config.dataDir },
+    `Waypost is listening; open ${config.baseUrl}/`,
+  );
+
+  const setupToken = await issueSetupToken(database.db);
+  if (setupToken) {
+    logger.warn(
+      { setup_url: `${config.baseUrl}/setup?token=${setupToken}` },
+      `No account exists yet. Create the first one at ${config.baseUrl}/setup?token=${setupToken} ` +
+        '(works once, for 24 hours), or run: npm run waypost -- user add <username>',
+    );
+  }
+}

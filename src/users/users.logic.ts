@@ -1,0 +1,132 @@
+import type { Db } from '../db/database.ts';
+import { isUniqueViolation } from '../db/errors.ts';
+import { AppError, badRequest, notFound, type FieldError } from '../http/errors.ts';
+import { newId } from '../lib/ids.ts';
+import { msToSeconds, nowMs } from '../lib/time.ts';
+import { decoyHash, hashPassword, verifyPassword } from './passwords.ts';
+import {
+  deleteUserRow,
+  findUserByUsername,
+  insertUser,
+  listUserRows,
+  updatePasswordHash,
+  type UserRow,
+} from './users.repo.ts';
+import { BIO_MAX, DISPLAY_NAME_MAX, passwordProblem, usernameKey, usernameProblem } from './users.rules.ts';
+
+/** An account as the rest of the code sees it: never the password hash. */
+export interface User {
+  id: string;
+  username: string;
+  displayName: string;
+  bio: string;
+  createdAt: number;
+}
+
+export interface NewUser {
+  username: string;
+  password: string;
+  displayName?: string | undefined;
+  bio?: string | undefined;
+}
+
+export function userFromRow(row: UserRow): User {
+  return { id: row.id, username: row.username, displayName: row.display_name, bio: row.bio, createdAt: row.created_at };
+}
+
+function validateNewUser(input: NewUser): FieldError[] {
+  const errors: FieldError[] = [];
+  const username = usernameProblem(input.username);
+  if (username) errors.push({ path: 'username', message: username });
+  const password = passwordProblem(input.password);
+  if (password) errors.push({ path: 'password', message: password });
+  if ((input.displayName ?? '').length > DISPLAY_NAME_MAX) {
+    errors.push({ path: 'display_name', message: `must be at most ${DISPLAY_NAME_MAX} characters` });
+  }
+  if ((input.bio ?? '').length > BIO_MAX)
+    errors.push({ path: 'bio', message: `must be at most ${BIO_MAX} characters` });
+  return errors;
+}
+
+const usernameTaken = (username: string) => new AppError(409, 'username_taken', `The username "${username}" is taken.`);
+
+/** Creates an account; 400 for a bad name or password, 409 when the name is taken (in any case). */
+export async function createUser(
+  db: Db,
+  input: NewUser,
+  passwordCost?: Parameters<typeof hashPassword>[1],
+): Promise<User> {
+  const errors = validateNewUser(input);
+  if (errors.length > 0)
+    throw badRequest(`The account is invalid: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}.`, errors);
+  if (await findUserByUsername(db, input.username)) throw usernameTaken(input.username);
+
+  const now = nowMs();
+  const row: UserRow = {
+    id: newId(),
+    username: input.username,
+    username_key: usernameKey(input.username),
+    password_hash: await hashPassword(input.password, passwordCost),
+    display_name: input.displayName?.trim() || input.username,
+    bio: input.bio ?? '',
+    created_at: now,
+    updated_at: now,
+  };
+  try {
+    await insertUser(db, row);
+  } catch (error) {
+    // Two requests for the same name at once: the unique index decides.
+    if (isUniqueViolation(error)) throw usernameTaken(input.username);
+    throw error;
+  }
+  return userFromRow(row);
+}
+
+export async function listUsers(db: Db): Promise<User[]> {
+  return (await listUserRows(db)).map(userFromRow);
+}
+
+export async function getUser(db: Db, username: string): Promise<User> {
+  const row = await findUserByUsername(db, username);
+  if (!row) throw notFound(`There is no user "${username}".`);
+  return userFromRow(row);
+}
+
+export async function changePassword(db: Db, username: string, password: string): Promise<void> {
+  const problem = passwordProblem(password);
+  if (problem) throw badRequest(`The password ${problem}.`, [{ path: 'password', message: problem }]);
+  const user = await getUser(db, username);
+  await updatePasswordHash(db, user.id, await hashPassword(password), nowMs());
+}
+
+export async function deleteUser(db: Db, username: string): Promise<void> {
+  const user = await getUser(db, username);
+  await deleteUserRow(db, user.id);
+}
+
+/**
+ * The account for a username and password, or undefined. Takes the same time whether or not
+ * the username exists, so the answer does not tell which.
+ */
+export async function authenticate(db: Db, username: string, password: string): Promise<User | undefined> {
+  const row = usernameProblem(username) ? undefined : await findUserByUsername(db, username);
+  const ok = await verifyPassword(row?.password_hash ?? (await decoyHash()), password);
+  return row && ok ? userFromRow(row) : undefined;
+}
+
+/** The public profile (API.md "Objects": user). */
+export interface PublicProfile {
+  username: string;
+  display_name: string;
+  bio: string;
+  created_at: number;
+}
+
+export function toPublicProfile(user: User): PublicProfile {
+  return {
+    username: user.username,
+    display_name: user.displayName,
+    bio: user.bio,
+    created_at: msToSeconds(user.createdAt),
+  };
+}

@@ -1,0 +1,38 @@
+import type { Db } from '../db/database.ts';
+import type { UsersTable } from '../db/schema.ts';
+import { usernameKey } from './users.rules.ts';
+
+export type UserRow = UsersTable;
+
+export function findUserByUsername(db: Db, username: string): Promise<UserRow | undefined> {
+  return db.selectFrom('users').selectAll().where('username_key', '=', usernameKey(username)).executeTakeFirst();
+}
+
+export function findUserById(db: Db, id: string): Promise<UserRow | undefined> {
+  return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export function listUserRows(db: Db): Promise<UserRow[]> {
+  return db.selectFrom('users').selectAll().orderBy('username_key').execute();
+}
+
+export async function insertUser(db: Db, row: UserRow): Promise<void> {
+  await db.insertInto('users').values(row).execute();
+}
+
+export async function updatePasswordHash(db: Db, id: string, passwordHash: string, now: number): Promise<void> {
+  await db.updateTable('users').set({ password_hash: passwordHash, updated_at: now }).where('id', '=', id).execute();
+}
+
+export async function deleteUserRow(db: Db, id: string): Promise<boolean> {
+  const result = await db.deleteFrom('users').where('id', '=', id).executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
+
+export async function countUsers(db: Db): Promise<number> {
+  const row = await db
+    .selectFrom('users')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}

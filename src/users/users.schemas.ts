@@ -1,0 +1,18 @@
+import { Type } from 'typebox';
+import { USERNAME_PATTERN } from './users.rules.ts';
+
+export const UserProfileSchema = Type.Object(
+  {
+    username: Type.String({
+      pattern: USERNAME_PATTERN,
+      description:
+        '2 to 30 ASCII letters, digits or underscores, starting with a letter or digit; unique regardless of case.',
+    }),
+    display_name: Type.String(),
+    bio: Type.String(),
+    created_at: Type.Number({ description: 'When the account was created, Unix epoch seconds.' }),
+  },
+  { $id: 'UserProfile', description: 'A public profile.' },
+);
+
+export const UsernameParams = Type.Object({ username: Type.String({ maxLength: 100 }) });

@@ -1,0 +1,196 @@
+// The pages a person sees before any app is involved: the home page, first-run setup and,
+// when the operator opens it, self-registration.
+import formbody from '@fastify/formbody';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { Config } from '../config.ts';
+import type { Db } from '../db/database.ts';
+import { AppError } from '../http/errors.ts';
+import { redeemSetupToken, setupTokenIsValid } from '../users/setup.logic.ts';
+import { createUser, type NewUser } from '../users/users.logic.ts';
+import { countUsers } from '../users/users.repo.ts';
+import { html, page, type Html } from './html.ts';
+
+interface AccountForm {
+  username?: string;
+  password?: string;
+  password_again?: string;
+  display_name?: string;
+  token?: string;
+}
+
+function sendPage(reply: FastifyReply, status: number, title: string, body: Html) {
+  return reply
+    .code(status)
+    .type('text/html; charset=utf-8')
+    .header('cache-control', 'no-store')
+    .send(page(title, body));
+}
+
+function accountForm(action: string, form: AccountForm, error?: string, hidden?: Html): Html {
+  return html` ${error ? html`<p class="error" role="alert">${error}</p>` : ''}
+    <form method="post" action="${action}">
+      ${hidden ?? ''}
+      <label for="username">Username</label>
+      <input
+        id="username"
+        name="username"
+        required
+        minlength="2"
+        maxlength="30"
+        pattern="[A-Za-z0-9][A-Za-z0-9_]*"
+        autocomplete="username"
+        value="${form.username ?? ''}"
+        aria-describedby="username-help"
+      />
+      <small id="username-help">2 to 30 letters, digits or underscores.</small>
+      <label for="display_name">Display name (optional)</label>
+      <input id="display_name" name="display_name" maxlength="100" value="${form.display_name ?? ''}" />
+      <label for="password">Password</label>
+      <input id="password" name="password" type="password" required minlength="8" autocomplete="new-password" />
+      <label for="password_again">Password again</label>
+      <input
+        id="password_again"
+        name="password_again"
+        type="password"
+        required
+        minlength="8"
+        autocomplete="new-password"
+      />
+      <button type="submit">Create account</button>
+    </form>`;
+}
+
+function newUserFrom(form: AccountForm): NewUser {
+  if (form.password !== form.password_again) throw new AppError(400, 'password_mismatch', 'The two passwords differ.');
+  return { username: form.username ?? '', password: form.password ?? '', displayName: form.display_name };
+}
+
+export async function pagesRoutes(app: FastifyInstance, { db, config }: { db: Db; config: Config }) {
+  await app.register(formbody);
+  const hide = { schema: { hide: true } };
+
+  app.get('/', hide, async (_request, reply) => {
+    const fresh = (await countUsers(db)) === 0;
+    return sendPage(
+      reply,
+      200,
+      'Home',
+      html` <h1>Waypost</h1>
+        <p>
+          This is a Waypost server: a self-hosted home for one person's or a few people's own data: posts, photos and
+          videos, and location history, each item public or private. Apps reach it only through OAuth2 grants their
+          owner approved, permission by permission.
+        </p>
+        ${
+          fresh
+            ? html`<section aria-labelledby="setup">
+                <h2 id="setup">Setting up</h2>
+                <p>
+                  This server has no account yet. To create the first one, open the <strong>setup link</strong> that the
+                  server printed to its log when it started (it works once, for 24 hours), or run on the server:
+                </p>
+                <pre><code>npm run waypost -- user add &lt;username&gt;</code></pre>
+              </section>`
+            : ''
+        }
+        <ul>
+          <li><a href="/account">Sign in</a> to see and revoke the apps you have allowed</li>
+          ${config.registrationOpen ? html`<li><a href="/register">Create an account</a></li>` : ''}
+          <li><a href="/docs">API documentation</a> (<a href="/openapi.json">OpenAPI</a>)</li>
+          <li><a href="/info">Server information</a></li>
+        </ul>`,
+    );
+  });
+
+  app.get<{ Querystring: { token?: string } }>('/setup', hide, async (request, reply) => {
+    const token = request.query.token ?? '';
+    if (!(await setupTokenIsValid(db, token))) {
+      return sendPage(
+        reply,
+        403,
+        'Setup',
+        html`<h1>Setup link not valid</h1>
+          <p>
+            This setup link expired, was used already, or the server has an account. Restart the server for a new link
+            while it has no account, or create one on the server with
+            <code>npm run waypost -- user add &lt;username&gt;</code>.
+          </p>`,
+      );
+    }
+    return sendPage(
+      reply,
+      200,
+      'Create the first account',
+      html`<h1>Create the first account</h1>
+        ${accountForm('/setup', {}, undefined, html`<input type="hidden" name="token" value="${token}" />`)}`,
+    );
+  });
+
+  app.post<{ Body: AccountForm }>('/setup', hide, async (request, reply) => {
+    const form = request.body ?? {};
+    try {
+      const user = await redeemSetupToken(db, form.token ?? '', newUserFrom(form));
+      return sendPage(
+        reply,
+        201,
+        'Account created',
+        html`<h1>Welcome, ${user.displayName}</h1>
+          <p>
+            Your account <strong>${user.username}</strong> exists. Connect an app to it: the app sends you here to sign
+            in and to approve the permissions it asks for.
+          </p>`,
+      );
+    } catch (error) {
+      if (!(error instanceof AppError) || error.status >= 500) throw error;
+      if (error.code === 'setup_link_invalid')
+        return sendPage(
+          reply,
+          403,
+          'Setup',
+          html`<h1>Setup link not valid</h1>
+            <p>${error.message}</p>`,
+        );
+      return sendPage(
+        reply,
+        error.status,
+        'Create the first account',
+        html`<h1>Create the first account</h1>
+          ${accountForm('/setup', form, error.message, html`<input type="hidden" name="token" value="${form.token ?? ''}" />`)}`,
+      );
+    }
+  });
+
+  if (config.registrationOpen) {
+    app.get('/register', hide, async (_request, reply) =>
+      sendPage(
+        reply,
+        200,
+        'Create an account',
+        html`<h1>Create an account</h1>
+          ${accountForm('/register', {})}`,
+      ),
+    );
+    app.post<{ Body: AccountForm }>('/register', hide, async (request, reply) => {
+      const form = request.body ?? {};
+      try {
+        const user = await createUser(db, newUserFrom(form));
+        return sendPage(
+          reply,
+          201,
+          'Account created',
+          html`<h1>Welcome, ${user.displayName}</h1>
+            <p>Your account <strong>${user.username}</strong> exists.</p>`,
+        );
+      } catch (error) {
+        if (!(error instanceof AppError) || error.status >= 500) throw error;
+        return sendPage(
+          reply,
+          error.status,
+          'Create an account',
+          html`<h1>Create an account</h1>
+            ${accountForm('/register', form, error.message)}`,
+        );
+      }
+    });
+  }
+}

@@ -1,0 +1,92 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, countRows, createTestUser, type TestApp } from '../../test/helpers.ts';
+import { issueSetupToken } from '../users/setup.logic.ts';
+import { authenticate } from '../users/users.logic.ts';
+
+const form = (fields: Record<string, string>) => ({
+  payload: new URLSearchParams(fields).toString(),
+  headers: { 'content-type': 'application/x-www-form-urlencoded' },
+});
+
+describe('first run', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await buildTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('the home page says how to create the first account', async () => {
+    const response = await t.app.inject({ method: 'GET', url: '/' });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(response.body).toContain('has no account yet');
+    expect(response.body).toContain('setup link');
+    expect(response.body).toContain('user add &lt;username&gt;');
+    for (const link of ['href="/account"', 'href="/docs"', 'href="/info"']) expect(response.body).toContain(link);
+    expect(response.body).not.toContain('href="/register"');
+  });
+
+  it('the setup link works once, only with the printed token', async () => {
+    const token = await issueSetupToken(t.database.db);
+    expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect((await t.app.inject({ method: 'GET', url: '/setup?token=guess' })).statusCode).toBe(403);
+    const page = await t.app.inject({ method: 'GET', url: `/setup?token=${token}` });
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('<label for="username">');
+
+    const fields = { token: token!, username: 'first', password: 'first password!', password_again: 'first password!' };
+    const wrongToken = await t.app.inject({ method: 'POST', url: '/setup', ...form({ ...fields, token: 'guess' }) });
+    expect(wrongToken.statusCode).toBe(403);
+    const mismatch = await t.app.inject({
+      method: 'POST',
+      url: '/setup',
+      ...form({ ...fields, password_again: 'other' }),
+    });
+    expect(mismatch.statusCode).toBe(400);
+    expect(mismatch.body).toContain('The two passwords differ.');
+    expect(await countRows(t.database, 'users')).toBe(0);
+
+    const created = await t.app.inject({ method: 'POST', url: '/setup', ...form(fields) });
+    expect(created.statusCode).toBe(201);
+    expect(await authenticate(t.database.db, 'first', 'first password!')).toMatchObject({ username: 'first' });
+
+    const again = await t.app.inject({ method: 'POST', url: '/setup', ...form({ ...fields, username: 'second' }) });
+    expect(again.statusCode).toBe(403);
+    expect(await countRows(t.database, 'users')).toBe(1);
+    expect(await issueSetupToken(t.database.db)).toBeUndefined();
+    expect((await t.app.inject({ method: 'GET', url: '/' })).body).not.toContain('has no account yet');
+  });
+
+  it('escapes what it echoes', async () => {
+    const token = 'x"><script>alert(1)</script>';
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/setup',
+      ...form({ token, username: '<b>', password: 'p', password_again: 'p' }),
+    });
+    expect(response.body).not.toContain('<script>alert(1)</script>');
+    expect(response.body).not.toContain('<b>');
+  });
+
+  it('self-registration is off by default', async () => {
+    expect((await t.app.inject({ method: 'GET', url: '/register' })).statusCode).toBe(404);
+  });
+});
+
+describe('self-registration, when the operator opens it', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await buildTestApp({ env: { WAYPOST_REGISTRATION: 'open' } });
+  });
+  afterAll(() => t.close());
+
+  it('creates accounts and refuses taken names', async () => {
+    await createTestUser(t.database, { username: 'taken' });
+    expect((await t.app.inject({ method: 'GET', url: '/' })).body).toContain('href="/register"');
+    const fields = { username: 'newcomer', password: 'good password', password_again: 'good password' };
+    expect((await t.app.inject({ method: 'POST', url: '/register', ...form(fields) })).statusCode).toBe(201);
+    const taken = await t.app.inject({ method: 'POST', url: '/register', ...form({ ...fields, username: 'TAKEN' }) });
+    expect(taken.statusCode).toBe(409);
+    expect(taken.body).toContain('The username &quot;TAKEN&quot; is taken.');
+  });
+});
