@@ -4,6 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
+import auth, { type BearerResolver } from './http/auth.ts';
 import { handleError } from './http/errors.ts';
 import { healthRoutes } from './http/health.ts';
 import metrics from './http/metrics.ts';
@@ -18,6 +19,9 @@ export interface AppDeps {
   /** A pino logger; tests pass none to stay quiet. */
   logger?: FastifyBaseLogger;
 }
+
+// Until the OAuth server is mounted no token exists, so none resolves.
+const noTokens: BearerResolver = async () => undefined;
 
 export async function buildApp({ config, database, logger }: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
@@ -39,6 +43,7 @@ export async function buildApp({ config, database, logger }: AppDeps): Promise<F
   await app.register(plumbing);
   await app.register(openapi, { baseUrl: config.baseUrl });
   await app.register(metrics, { token: config.metricsToken });
+  await app.register(auth, { resolve: noTokens });
 
   const { db } = database;
   await app.register(healthRoutes, { database });
