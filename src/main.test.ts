@@ -1,0 +1,125 @@
+// The server as an operator runs it: a real process, its log, its shutdown.
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { request } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { cliEnv } from '../test/cli.ts';
+import { createTestDatabase, type TestDatabase } from '../test/helpers.ts';
+
+const CLI = fileURLToPath(new URL('./cli.ts', import.meta.url));
+
+interface Server {
+  child: ChildProcessWithoutNullStreams;
+  port: number;
+  log: () => string;
+  waitFor: (pattern: RegExp) => Promise<RegExpMatchArray>;
+  exited: Promise<number | null>;
+}
+
+async function startServer(test: TestDatabase): Promise<Server> {
+  const { DATABASE_URL: _ignored, ...parentEnv } = process.env;
+  const child = spawn(process.execPath, [CLI, 'serve'], {
+    env: { ...parentEnv, ...cliEnv(test), WAYPOST_PORT: '0', WAYPOST_LOG_LEVEL: 'info' },
+  });
+  let log = '';
+  const waiters: { pattern: RegExp; resolve: (m: RegExpMatchArray) => void }[] = [];
+  const check = () => {
+    for (const waiter of [...waiters]) {
+      const match = log.match(waiter.pattern);
+      if (match) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve(match);
+      }
+    }
+  };
+  child.stdout.on('data', (chunk: Buffer) => ((log += chunk.toString()), check()));
+  child.stderr.on('data', (chunk: Buffer) => ((log += chunk.toString()), check()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  const waitFor = (pattern: RegExp) =>
+    new Promise<RegExpMatchArray>((resolve, reject) => {
+      waiters.push({ pattern, resolve });
+      check();
+      void exited.then(() => reject(new Error(`server exited before ${pattern}:\n${log}`)));
+    });
+  const [, port] = await waitFor(/Server listening at http:\/\/127\.0\.0\.1:(\d+)/);
+  return { child, port: Number(port), log: () => log, waitFor, exited };
+}
+
+let test: TestDatabase | undefined;
+let server: Server | undefined;
+afterEach(async () => {
+  if (server && server.child.exitCode === null) {
+    server.child.kill('SIGKILL');
+    await server.exited;
+  }
+  await test?.database.close();
+  await test?.drop();
+  test = undefined;
+  server = undefined;
+});
+
+describe('waypost serve', () => {
+  it('prints a one-time setup link on an empty database, and keeps secrets out of the log', async () => {
+    test = await createTestDatabase();
+    server = await startServer(test);
+    const [, url, token] = await server.waitFor(
+      /"setup_url":"(http:\/\/localhost:\d+\/setup\?token=([A-Za-z0-9_-]+))"/,
+    );
+    expect(url).toBeDefined();
+
+    const base = `http://127.0.0.1:${server.port}`;
+    expect((await fetch(`${base}/setup?token=${token}`)).status).toBe(200);
+    const created = await fetch(`${base}/setup`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        token: token!,
+        username: 'operator',
+        password: 'pa55word-never-logged',
+        password_again: 'pa55word-never-logged',
+      }),
+    });
+    expect(created.status).toBe(201);
+    await fetch(`${base}/healthz`, {
+      headers: { authorization: 'Bearer bearer-never-logged', cookie: 'c=cookie-never-logged' },
+    });
+    await server.waitFor(/"url":"\/healthz"[^\n]*\n[^\n]*request completed/);
+
+    const log = server.log();
+    expect(log).not.toContain('pa55word-never-logged');
+    expect(log).not.toContain('bearer-never-logged');
+    expect(log).not.toContain('cookie-never-logged');
+    // The token is printed once, in the setup message; the request log masks it.
+    expect(log.split(token!).length - 1).toBe(2); // setup_url field and the message text
+    expect(log).toContain('"url":"/setup?token=[redacted]"');
+  });
+
+  it('finishes a request in flight on SIGTERM, then exits cleanly', async () => {
+    test = await createTestDatabase();
+    server = await startServer(test);
+    const body = 'username=late&password=x&password_again=x&token=';
+    const response = new Promise<number>((resolve, reject) => {
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port: server!.port,
+          method: 'POST',
+          path: '/setup',
+          headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': body.length + 5 },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
+      req.on('error', reject);
+      req.write(body); // the request is now in flight, its body unfinished
+      void server!.waitFor(/shutting down/).then(() => setTimeout(() => req.end('wrong'), 200));
+    });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    server.child.kill('SIGTERM');
+    expect(await response).toBe(403); // answered, not cut off (the token was wrong)
+    expect(await server.exited).toBe(0);
+    await expect(fetch(`http://127.0.0.1:${server.port}/healthz`)).rejects.toThrow();
+  });
+});
