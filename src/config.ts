@@ -20,6 +20,9 @@ export interface Config {
   databaseUrl: string | undefined;
   /** `WAYPOST_LOG_LEVEL`, default `info`. */
   logLevel: LogLevel;
+  /** `WAYPOST_LOG_FORMAT` = `json`, `pretty` or `auto` (default): JSON lines, readable lines, or
+   * readable when standard output is a terminal and JSON otherwise. */
+  logFormat: 'json' | 'pretty' | 'auto';
   /** 32 bytes of key material every other key is derived from. `WAYPOST_SECRET_KEY` (64 hex
    * characters or base64 of 32 bytes); absent: read from, or generated once into, `<data>/secret.key`. */
   secretKey: Buffer;
@@ -138,6 +141,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir,
     databaseUrl: databaseUrl(env),
     logLevel: oneOf(env, 'WAYPOST_LOG_LEVEL', LOG_LEVELS, 'info'),
+    logFormat: oneOf(env, 'WAYPOST_LOG_FORMAT', ['json', 'pretty', 'auto'], 'auto'),
     registrationOpen: oneOf(env, 'WAYPOST_REGISTRATION', ['open', 'closed'], 'closed') === 'open',
     bodyLimit: integer(env, 'WAYPOST_BODY_LIMIT', 1024 * 1024, 1024, 1024 * 1024 * 1024),
     trustProxy: boolean(env, 'WAYPOST_TRUST_PROXY', false),

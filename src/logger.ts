@@ -2,7 +2,7 @@
 // and query parameters that carry tokens, codes or passwords are masked in logged URLs.
 import { pino, type Logger } from 'pino';
 import type { FastifyRequest } from 'fastify';
-import type { LogLevel } from './config.ts';
+import type { Config } from './config.ts';
 
 const SECRET_PARAMS = /([?&](?:token|code|code_verifier|password|access_token|refresh_token|client_secret)=)[^&#]*/gi;
 
@@ -10,9 +10,14 @@ export function maskUrl(url: string): string {
   return url.replace(SECRET_PARAMS, '$1[redacted]');
 }
 
-export function createLogger(level: LogLevel): Logger {
+export function createLogger({ logLevel, logFormat }: Pick<Config, 'logLevel' | 'logFormat'>): Logger {
+  const pretty = logFormat === 'pretty' || (logFormat === 'auto' && process.stdout.isTTY);
   return pino({
-    level,
+    level: logLevel,
+    // Readable lines for a person at a terminal; JSON lines for everything else.
+    ...(pretty
+      ? { transport: { target: 'pino-pretty', options: { ignore: 'pid,hostname', translateTime: 'SYS:HH:MM:ss' } } }
+      : {}),
     redact: {
       paths: [
         'req.headers.authorization',

@@ -13,7 +13,7 @@ export function openConfiguredDatabase(config: Config): Database {
 }
 
 export async function serve(config: Config): Promise<void> {
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config);
   const database = openConfiguredDatabase(config);
   await migrateToLatest(database);
   const app = await buildApp({ config, database, logger });
