@@ -43,15 +43,7 @@ function openSqlite(path: string): Database {
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: sqlite }) });
-  return {
-    db,
-    dialect: 'sqlite',
-    ping: async () => {
-      await sql`select 1`.execute(db);
-    },
-    close: () => db.destroy(),
-  };
+  return wrap(new Kysely<Tables>({ dialect: new SqliteDialect({ database: sqlite }) }), 'sqlite');
 }
 
 function openPostgres(url: string, options: DatabaseOptions): Database {
@@ -63,10 +55,13 @@ function openPostgres(url: string, options: DatabaseOptions): Database {
   // An idle client that loses its connection emits 'error' on the pool; without a listener
   // that would crash the process. The next query gets a fresh connection.
   pool.on('error', () => {});
-  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+  return wrap(new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) }), 'postgres');
+}
+
+function wrap(db: Db, dialect: DialectName): Database {
   return {
     db,
-    dialect: 'postgres',
+    dialect,
     ping: async () => {
       await sql`select 1`.execute(db);
     },
