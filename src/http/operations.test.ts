@@ -80,6 +80,21 @@ describe('OpenAPI', () => {
     expect(doc.paths['/metrics']?.get).toBeDefined();
   });
 
+  it('every operation declares a success response, and 401 when it takes a token', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json<{
+      paths: Record<string, Record<string, { responses?: Record<string, unknown>; security?: object[] }>>;
+    }>();
+    const missing: string[] = [];
+    for (const [path, operations] of Object.entries(doc.paths)) {
+      for (const [method, operation] of Object.entries(operations)) {
+        const statuses = Object.keys(operation.responses ?? {});
+        if (!statuses.some((status) => status.startsWith('2'))) missing.push(`${method} ${path}: no 2xx`);
+        if (operation.security && !statuses.includes('401')) missing.push(`${method} ${path}: no 401`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
   it('the docs page loads nothing from another origin', async () => {
     const index = await t.app.inject({ method: 'GET', url: '/docs' });
     expect(index.statusCode).toBe(200);
