@@ -38,8 +38,11 @@ export async function addClient(
 ): Promise<ClientSummary & { clientSecret?: string }> {
   const clientId = randomToken(16);
   const clientSecret = input.confidential ? clientSecretFor(secretKey, clientId) : undefined;
+  // A private-use scheme (com.example.app:/callback) means an app on a device (RFC 8252).
+  const native = input.redirectUris.some((uri) => !/^https?:/i.test(uri));
   const metadata = {
     client_id: clientId,
+    application_type: native ? ('native' as const) : ('web' as const),
     client_name: input.name,
     redirect_uris: input.redirectUris,
     token_endpoint_auth_method: input.confidential ? ('client_secret_basic' as const) : ('none' as const),

@@ -332,6 +332,20 @@ describe('refresh tokens', () => {
   });
 });
 
+describe('DELETE /permissions with real refresh tokens', () => {
+  it('the access token, and every token refreshed from its grant, lack the permission', async () => {
+    const { tokens } = await codeFlow({ scope: 'get_settings update_settings' });
+    const api = (method: string, path: string, token: string) =>
+      fetch(`${t.baseUrl}${path}`, { method, headers: { authorization: `Bearer ${token}` } });
+    expect((await api('DELETE', '/permissions/update_settings', tokens.access_token)).status).toBe(204);
+    expect([...(await resolve(tokens.access_token))!.permissions]).toEqual(['get_settings']);
+    const r1 = await refresh(tokens.refresh_token!);
+    expect(r1.scope).toBe('get_settings');
+    expect([...(await resolve(r1.access_token))!.permissions]).toEqual(['get_settings']);
+    expect((await refresh(r1.refresh_token!)).scope).toBe('get_settings');
+  });
+});
+
 describe('revocation (RFC 7009) and introspection (RFC 7662)', () => {
   async function introspect(token: string, who: 'rs' | 'public') {
     const response =

@@ -10,8 +10,12 @@ import { OAUTH_ROUTES, requestLoggers } from './provider.ts';
 
 const KNOWN_PATHS = new Set<string>([...Object.values(OAUTH_ROUTES), '/.well-known/oauth-authorization-server']);
 
-export async function providerRoutes(app: FastifyInstance, { provider }: { provider: Provider }) {
+export async function providerRoutes(
+  app: FastifyInstance,
+  { provider, baseUrl }: { provider: Provider; baseUrl: string },
+) {
   const callback = provider.callback();
+  const host = new URL(baseUrl).host;
   app.removeAllContentTypeParsers();
   // Without any parser fastify answers 415 to every POST here; accept anything and leave the
   // stream unread for oidc-provider (it has its own size limit and content-type checks).
@@ -40,6 +44,10 @@ export async function providerRoutes(app: FastifyInstance, { provider }: { provi
         'request completed',
       );
     });
+    // oidc-provider builds absolute URLs from the Host header; the configured origin decides
+    // instead, so a forged Host cannot put another address into its answers.
+    request.raw.headers.host = host;
+    delete request.raw.headers['x-forwarded-host'];
     reply.hijack();
     await callback(request.raw, reply.raw);
   };

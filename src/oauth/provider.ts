@@ -172,7 +172,7 @@ export function createProvider(config: Config, db: Db, log: FastifyBaseLogger): 
     await next();
     const route = (ctx as unknown as KoaContextWithOIDC).oidc?.route;
     if (route === 'discovery' && ctx.status === 200) {
-      ctx.body = oauthMetadata(ctx.body as Record<string, unknown>);
+      ctx.body = oauthMetadata(ctx.body as Record<string, unknown>, config.baseUrl);
     }
   });
   return provider;
@@ -194,9 +194,15 @@ const METADATA_FIELDS = [
   'introspection_endpoint_auth_methods_supported',
 ];
 
-function oauthMetadata(discovery: Record<string, unknown>): Record<string, unknown> {
+function oauthMetadata(discovery: Record<string, unknown>, issuer: string): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const field of METADATA_FIELDS) if (discovery[field] !== undefined) out[field] = discovery[field];
+  for (const field of METADATA_FIELDS) {
+    const value = discovery[field];
+    if (value === undefined) continue;
+    // oidc-provider builds endpoint URLs from the request's Host; ours come from the configuration.
+    out[field] =
+      field.endsWith('_endpoint') && typeof value === 'string' ? new URL(new URL(value).pathname, issuer).href : value;
+  }
   out.scopes_supported = PERMISSION_NAMES; // without `openid`
   out.response_modes_supported = ['query'];
   return out;
