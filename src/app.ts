@@ -5,6 +5,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 import auth from './http/auth.ts';
+import cors from './http/cors.ts';
 import { handleError } from './http/errors.ts';
 import { healthRoutes } from './http/health.ts';
 import metrics from './http/metrics.ts';
@@ -17,6 +18,7 @@ import { permissionsRoutes } from './oauth/permissions.routes.ts';
 import { providerRoutes } from './oauth/provider.routes.ts';
 import { createProvider } from './oauth/provider.ts';
 import { usersRoutes } from './users/users.routes.ts';
+import { accountRoutes } from './web/account.routes.ts';
 import { pagesRoutes } from './web/pages.routes.ts';
 
 export interface AppDeps {
@@ -46,6 +48,7 @@ export async function buildApp({ config, database, logger }: AppDeps): Promise<F
   await app.register(plumbing);
   await app.register(openapi, { baseUrl: config.baseUrl });
   await app.register(metrics, { token: config.metricsToken });
+  await app.register(cors);
 
   const { db } = database;
   const provider = createProvider(config, db, app.log);
@@ -58,6 +61,7 @@ export async function buildApp({ config, database, logger }: AppDeps): Promise<F
   await app.register(healthRoutes, { database });
   await app.register(usersRoutes, { db });
   await app.register(pagesRoutes, { db, config });
+  await app.register(accountRoutes, { db, config });
 
   return app;
 }

@@ -172,3 +172,14 @@ export async function purgeExpiredEntities(db: Db, now: number): Promise<number>
   const result = await db.deleteFrom('oauth_entities').where('expires_at', '<', now).executeTakeFirst();
   return Number(result.numDeletedRows);
 }
+
+export async function findClientPayloads(db: Db, clientIds: string[]): Promise<Map<string, string>> {
+  if (clientIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('oauth_entities')
+    .select(['id', 'payload'])
+    .where('kind', '=', 'Client')
+    .where('id', 'in', clientIds)
+    .execute();
+  return new Map(rows.map((row) => [row.id, row.payload]));
+}

@@ -317,6 +317,76 @@ describe('refusals (RFC 9700)', () => {
   });
 });
 
+describe('a browser app on another origin (CORS)', () => {
+  const appOrigin = new URL(REDIRECT).origin; // the origin of the client's redirect URI
+
+  it('runs the token exchange and calls the API; other origins are refused; no credentials anywhere', async () => {
+    const a = await authorize({ scope: 'get_views' });
+    const params = oauth.validateAuthResponse(as, client, a.callback!, a.state);
+    const preflight = await fetch(as.token_endpoint!, {
+      method: 'OPTIONS',
+      headers: { origin: appOrigin, 'access-control-request-method': 'POST' },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe(appOrigin);
+
+    const exchange = (origin: string) =>
+      fetch(as.token_endpoint!, {
+        method: 'POST',
+        headers: { origin, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          grant_type: 'authorization_code',
+          client_id: client.client_id,
+          code: params.get('code')!,
+          redirect_uri: REDIRECT,
+          code_verifier: a.verifier,
+        }),
+      });
+    const evil = await exchange('https://evil.example');
+    expect(evil.status).toBe(400);
+    expect(evil.headers.get('access-control-allow-origin')).toBeNull();
+    const ok = await exchange(appOrigin);
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get('access-control-allow-origin')).toBe(appOrigin);
+    expect(ok.headers.get('access-control-allow-credentials')).toBeNull();
+    const { access_token: token } = (await ok.json()) as { access_token: string };
+
+    const apiPreflight = await fetch(`${t.baseUrl}/permissions`, {
+      method: 'OPTIONS',
+      headers: {
+        origin: appOrigin,
+        'access-control-request-method': 'GET',
+        'access-control-request-headers': 'authorization',
+      },
+    });
+    expect(apiPreflight.status).toBe(204);
+    expect(apiPreflight.headers.get('access-control-allow-origin')).toBe('*');
+    expect(apiPreflight.headers.get('access-control-allow-headers')).toContain('Authorization');
+    const api = await fetch(`${t.baseUrl}/permissions`, {
+      headers: { origin: appOrigin, authorization: `Bearer ${token}` },
+    });
+    expect(api.status).toBe(200);
+    expect(api.headers.get('access-control-allow-origin')).toBe('*');
+    expect(api.headers.get('access-control-allow-credentials')).toBeNull();
+    expect(api.headers.get('access-control-expose-headers')).toContain('WWW-Authenticate');
+
+    const page = await fetch(`${t.baseUrl}/account`, { headers: { origin: appOrigin } });
+    expect(page.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  it('revocation from the app origin', async () => {
+    const { tokens } = await codeFlow({ scope: 'get_views' });
+    const response = await fetch(as.revocation_endpoint!, {
+      method: 'POST',
+      headers: { origin: appOrigin, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ client_id: client.client_id, token: tokens.access_token }),
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('access-control-allow-origin')).toBe(appOrigin);
+    expect(await resolve(tokens.access_token)).toBeUndefined();
+  });
+});
+
 describe('refresh tokens', () => {
   it('rotate on every use; reusing a spent one revokes the whole grant', async () => {
     const { tokens } = await codeFlow();
