@@ -4,13 +4,21 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
-import auth, { type BearerResolver } from './http/auth.ts';
+import auth from './http/auth.ts';
+import cors from './http/cors.ts';
 import { handleError } from './http/errors.ts';
 import { healthRoutes } from './http/health.ts';
 import metrics from './http/metrics.ts';
 import openapi from './http/openapi.ts';
 import plumbing, { requestId } from './http/plumbing.ts';
+import { bearerResolver } from './oauth/bearer.ts';
+import { housekeeping } from './oauth/housekeeping.ts';
+import { interactionRoutes } from './oauth/interaction.routes.ts';
+import { permissionsRoutes } from './oauth/permissions.routes.ts';
+import { providerRoutes } from './oauth/provider.routes.ts';
+import { createProvider } from './oauth/provider.ts';
 import { usersRoutes } from './users/users.routes.ts';
+import { accountRoutes } from './web/account.routes.ts';
 import { pagesRoutes } from './web/pages.routes.ts';
 
 export interface AppDeps {
@@ -19,9 +27,6 @@ export interface AppDeps {
   /** A pino logger; tests pass none to stay quiet. */
   logger?: FastifyBaseLogger;
 }
-
-// Until the OAuth server is mounted no token exists, so none resolves.
-const noTokens: BearerResolver = async () => undefined;
 
 export async function buildApp({ config, database, logger }: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
@@ -43,12 +48,20 @@ export async function buildApp({ config, database, logger }: AppDeps): Promise<F
   await app.register(plumbing);
   await app.register(openapi, { baseUrl: config.baseUrl });
   await app.register(metrics, { token: config.metricsToken });
-  await app.register(auth, { resolve: noTokens });
+  await app.register(cors);
 
   const { db } = database;
+  const provider = createProvider(config, db, app.log);
+  app.decorate('oauthProvider', provider);
+  await app.register(auth, { resolve: bearerResolver(provider) });
+  await app.register(providerRoutes, { provider, baseUrl: config.baseUrl });
+  await app.register(interactionRoutes, { provider, db, config });
+  await app.register(housekeeping, { db });
+  await app.register(permissionsRoutes, { provider, db });
   await app.register(healthRoutes, { database });
   await app.register(usersRoutes, { db });
   await app.register(pagesRoutes, { db, config });
+  await app.register(accountRoutes, { db, config });
 
   return app;
 }

@@ -1,4 +1,5 @@
-// The `waypost` command: serve (default), migrate, user.
+// The `waypost` command: serve (default), migrate, user, client.
+import { clientCommand } from './cli/clients.cli.ts';
 import { userCommand } from './cli/users.cli.ts';
 import { stdio, UsageError } from './cli/output.ts';
 import { ConfigError, loadConfig } from './config.ts';
@@ -11,6 +12,7 @@ const USAGE = `usage: waypost <command>
   serve              run the server (the default)
   migrate            bring the database schema up to date, then exit
   user ...           add, list, passwd, delete accounts (waypost user for details)
+  client ...         add, list, delete OAuth clients (waypost client for details)
 
 Configuration comes from the environment; see the README.`;
 
@@ -36,6 +38,10 @@ async function main(argv: string[]): Promise<number> {
       case 'user':
         await migrateToLatest(database);
         await userCommand(database.db, args, stdio);
+        return 0;
+      case 'client':
+        await migrateToLatest(database);
+        await clientCommand(database.db, config, args, stdio);
         return 0;
       default:
         throw new UsageError(USAGE);

@@ -47,6 +47,8 @@ async function plumbing(app: FastifyInstance) {
   const patterns = FindMyWay();
   const methodsByPattern = new Map<string, Set<string>>();
   app.addHook('onRoute', (route) => {
+    // The CORS plugin's catch-all OPTIONS route would make every unknown path look known.
+    if (route.url === '*') return;
     let methods = methodsByPattern.get(route.url);
     if (!methods) {
       methods = new Set();

@@ -1,0 +1,28 @@
+// CORS for browser apps on other origins (issue 3, item 8). The API authenticates only with
+// bearer tokens and never reads cookies, and CORS here never allows credentials, so opening it
+// to every origin exposes nothing a cross-site page could not already do without a token.
+// oidc-provider answers CORS for /oauth/token and /oauth/revoke itself, per client (the origins
+// of a public client's redirect URIs); the people's pages get no CORS at all.
+import cors from '@fastify/cors';
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+
+const NO_CORS = /^\/(?:oauth\/|account(?:\/|$)|setup(?:\/|$)|register(?:\/|$)|$|\?)/;
+
+async function corsPlugin(app: FastifyInstance) {
+  await app.register(cors, {
+    delegator: (request, callback) => {
+      const api = !NO_CORS.test(request.url ?? '/');
+      callback(null, {
+        origin: api ? '*' : false,
+        credentials: false,
+        methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
+        allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', 'Idempotency-Key'],
+        exposedHeaders: ['WWW-Authenticate', 'Link', 'Location', 'Retry-After', 'X-Request-Id'],
+        maxAge: 600,
+      });
+    },
+  });
+}
+
+export default fp(corsPlugin, { name: 'cors' });

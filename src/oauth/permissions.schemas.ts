@@ -1,0 +1,12 @@
+import { Type } from 'typebox';
+
+export const PermissionSchema = Type.Object(
+  {
+    name: Type.String({ description: 'The permission, which is also its OAuth2 scope.' }),
+    description: Type.String({ description: 'What it allows, in plain words (as on the consent page).' }),
+    granted: Type.Boolean({ description: 'Whether the calling access token has it now.' }),
+  },
+  { $id: 'Permission', description: 'A permission the service defines.' },
+);
+
+export const PermissionParams = Type.Object({ permission: Type.String({ maxLength: 100 }) });

@@ -1,0 +1,232 @@
+// The account page and web sessions: sign-in with rate limits, CSRF, cookie attributes,
+// rotation, sign-out, the list of authorized apps and revoking one.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Browser, formOf } from '../../test/browser.ts';
+import { buildTestApp, createTestUser } from '../../test/helpers.ts';
+import { listeningTestApp } from '../../test/server.ts';
+import { tokenFor } from '../../test/tokens.ts';
+import { sha256Hex } from '../lib/crypto.ts';
+import { ACCOUNT_FAILURE_LIMIT, IP_FAILURE_LIMIT } from './sessions.logic.ts';
+
+let t: Awaited<ReturnType<typeof listeningTestApp>>;
+beforeAll(async () => {
+  t = await listeningTestApp();
+});
+afterAll(() => t.close());
+
+async function signInPage(browser: Browser) {
+  const response = await browser.request(`${t.baseUrl}/account`);
+  expect(response.status).toBe(200);
+  const form = formOf(await response.text());
+  expect(form?.action).toBe('/account/sign-in');
+  return form!;
+}
+
+async function signIn(browser: Browser, username: string, password: string) {
+  const form = await signInPage(browser);
+  return browser.request(`${t.baseUrl}${form.action}`, { form: { csrf: form.csrf, username, password } });
+}
+
+const sessionCookie = (response: Response) =>
+  response.headers.getSetCookie().find((line) => line.startsWith('wp_session='));
+
+describe('signing in on /account', () => {
+  it('shows an accessible form, then the account; the session cookie is HttpOnly, SameSite=Lax, stored hashed', async () => {
+    const user = await createTestUser(t.database);
+    const browser = new Browser();
+    const page = await (await browser.request(`${t.baseUrl}/account`)).text();
+    expect(page).toContain('<label for="username">Username</label>');
+    expect(page).toContain('<label for="password">Password</label>');
+
+    const response = await signIn(browser, user.username, user.password);
+    expect(response.status).toBe(303);
+    expect(response.headers.get('location')).toBe('/account');
+    const cookie = sessionCookie(response)!;
+    expect(cookie).toMatch(/^wp_session=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Lax; Max-Age=\d+$/);
+    expect(cookie).not.toContain('Secure'); // plain http here; https base URLs add Secure
+    const value = /^wp_session=([^;]+)/.exec(cookie)![1]!;
+    const rows = await t.database.db.selectFrom('web_sessions').selectAll().execute();
+    expect(rows.some((row) => row.id_hash === sha256Hex(value) && row.user_id === user.id)).toBe(true);
+    expect(JSON.stringify(rows)).not.toContain(value);
+
+    const account = await (await browser.request(`${t.baseUrl}/account`)).text();
+    expect(account).toContain(`Signed in as <strong>${user.username}</strong>`);
+    expect(account).toContain('You have not authorized any app.');
+  });
+
+  it('rotates the session id on every sign-in', async () => {
+    const user = await createTestUser(t.database);
+    const browser = new Browser();
+    const first = sessionCookie(await signIn(browser, user.username, user.password))!;
+    // Signed in, the page shows the account; its forms carry the same browser's CSRF token.
+    const { csrf } = formOf(await (await browser.request(`${t.baseUrl}/account`)).text())!;
+    const again = await browser.request(`${t.baseUrl}/account/sign-in`, {
+      form: { csrf, username: user.username, password: user.password },
+    });
+    expect(again.status).toBe(303);
+    const second = sessionCookie(again)!;
+    expect(second.split(';')[0]).not.toBe(first.split(';')[0]);
+    const old = /^wp_session=([^;]+)/.exec(first)![1]!;
+    const found = await t.database.db
+      .selectFrom('web_sessions')
+      .select('id_hash')
+      .where('id_hash', '=', sha256Hex(old))
+      .executeTakeFirst();
+    expect(found).toBeUndefined();
+  });
+
+  it('says the same for an unknown username and a wrong password', async () => {
+    const user = await createTestUser(t.database);
+    const wrong = await signIn(new Browser(), user.username, 'not the password');
+    const unknown = await signIn(new Browser(), 'nobody_here', 'not the password');
+    expect(wrong.status).toBe(401);
+    expect(unknown.status).toBe(401);
+    const strip = (body: string) => body.replace(/value="[^"]*"/g, '');
+    expect(strip(await wrong.text())).toBe(strip(await unknown.text()));
+  });
+
+  it('refuses a form without the CSRF token or from another origin', async () => {
+    const user = await createTestUser(t.database);
+    const browser = new Browser();
+    const form = await signInPage(browser);
+    const fields = { username: user.username, password: user.password };
+    const missing = await browser.request(`${t.baseUrl}/account/sign-in`, { form: fields });
+    expect(missing.status).toBe(403);
+    const forged = await browser.request(`${t.baseUrl}/account/sign-in`, { form: { ...fields, csrf: 'x'.repeat(43) } });
+    expect(forged.status).toBe(403);
+    const crossSite = await browser.request(`${t.baseUrl}/account/sign-in`, {
+      form: { ...fields, csrf: form.csrf },
+      origin: 'https://evil.example',
+    });
+    expect(crossSite.status).toBe(403);
+    const other = new Browser(); // another browser's token does not fit this one's cookie
+    await signInPage(other);
+    expect((await other.request(`${t.baseUrl}/account/sign-in`, { form: { ...fields, csrf: form.csrf } })).status).toBe(
+      403,
+    );
+  });
+
+  it('the pages deny framing and escape what they echo', async () => {
+    const browser = new Browser();
+    const response = await browser.request(`${t.baseUrl}/account`);
+    expect(response.headers.get('x-frame-options')).toBe('DENY');
+    expect(response.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect(response.headers.get('cache-control')).toBe('no-store');
+    const echoed = await signIn(browser, '"><script>alert(1)</script>', 'whatever password');
+    const body = await echoed.text();
+    expect(body).not.toContain('<script>alert(1)</script>');
+    expect(body).toContain('&quot;&gt;&lt;script&gt;');
+  });
+});
+
+describe('rate limits on sign-in (kept in the database)', () => {
+  it(`locks an account after ${ACCOUNT_FAILURE_LIMIT} failures, even with the right password, and the same for a name that does not exist`, async () => {
+    const user = await createTestUser(t.database);
+    for (const username of [user.username, 'no_such_user_x']) {
+      for (let i = 0; i < ACCOUNT_FAILURE_LIMIT; i++) {
+        expect((await signIn(new Browser(), username, 'wrong password')).status).toBe(401);
+      }
+    }
+    const locked = await signIn(new Browser(), user.username, user.password);
+    expect(locked.status).toBe(429);
+    expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await locked.text()).toContain('Too many failed sign-ins');
+    const ghost = await signIn(new Browser(), 'no_such_user_x', 'anything at all');
+    expect(ghost.status).toBe(429);
+    // Stored hashed: no usernames (or addresses) at rest.
+    const rows = await t.database.db.selectFrom('sign_in_failures').selectAll().execute();
+    expect(JSON.stringify(rows)).not.toContain(user.username.toLowerCase());
+  });
+
+  it(`locks an IP after ${IP_FAILURE_LIMIT} failures across accounts`, async () => {
+    await t.database.db.deleteFrom('sign_in_failures').execute();
+    const user = await createTestUser(t.database);
+    // Spread over accounts so that no account limit is reached first.
+    const perAccount = ACCOUNT_FAILURE_LIMIT - 1;
+    const victims = await Promise.all(
+      Array.from({ length: Math.ceil(IP_FAILURE_LIMIT / perAccount) }, () => createTestUser(t.database)),
+    );
+    for (let i = 0; i < IP_FAILURE_LIMIT; i++) {
+      const victim = victims[Math.floor(i / perAccount)]!;
+      expect((await signIn(new Browser(), victim.username, 'wrong password')).status).toBe(401);
+    }
+    expect((await signIn(new Browser(), user.username, user.password)).status).toBe(429);
+    await t.database.db.deleteFrom('sign_in_failures').execute();
+    expect((await signIn(new Browser(), user.username, user.password)).status).toBe(303);
+  });
+});
+
+describe('authorized apps', () => {
+  it('are listed with their permissions and can be revoked, which ends their tokens', async () => {
+    const user = await createTestUser(t.database);
+    const token = await tokenFor(t, user, ['create_post', 'get_views']);
+    const browser = new Browser();
+    expect((await signIn(browser, user.username, user.password)).status).toBe(303);
+    const page = await (await browser.request(`${t.baseUrl}/account`)).text();
+    expect(page).toContain('<h3>Test client</h3>');
+    expect(page).toContain('Create posts and send them to your service groups');
+    expect(page).toContain('<code>get_views</code>');
+    const form = formOf(page.slice(page.indexOf('<ul class="apps">')))!;
+    expect(form.action).toMatch(/^\/account\/apps\/.+\/revoke$/);
+
+    const api = () => fetch(`${t.baseUrl}/permissions`, { headers: { authorization: `Bearer ${token}` } });
+    expect((await api()).status).toBe(200);
+    const revoked = await browser.request(`${t.baseUrl}${form.action}`, { form: { csrf: form.csrf } });
+    expect(revoked.status).toBe(303);
+    expect((await api()).status).toBe(401);
+    expect(await (await browser.request(`${t.baseUrl}/account`)).text()).toContain('You have not authorized any app.');
+  });
+
+  it("cannot revoke another person's app", async () => {
+    const owner = await createTestUser(t.database);
+    const intruder = await createTestUser(t.database);
+    const token = await tokenFor(t, owner, ['create_post']);
+    const grantId = (await t.app.oauthProvider.AccessToken.find(token))!.grantId;
+    const browser = new Browser();
+    await signIn(browser, intruder.username, intruder.password);
+    const form = formOf(await (await browser.request(`${t.baseUrl}/account`)).text())!;
+    const response = await browser.request(`${t.baseUrl}/account/apps/${grantId}/revoke`, {
+      form: { csrf: form.csrf },
+    });
+    expect(response.status).toBe(404);
+    expect((await fetch(`${t.baseUrl}/permissions`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(
+      200,
+    );
+  });
+});
+
+describe('signing out', () => {
+  it('ends the session; API routes never honour the session cookie', async () => {
+    const user = await createTestUser(t.database);
+    const browser = new Browser();
+    await signIn(browser, user.username, user.password);
+    const cookie = (await browser.request(`${t.baseUrl}/account`)).ok;
+    expect(cookie).toBe(true);
+    expect((await browser.request(`${t.baseUrl}/permissions`)).status).toBe(401);
+
+    const page = await (await browser.request(`${t.baseUrl}/account`)).text();
+    const signOut = formOf(page.slice(page.indexOf('action="/account/sign-out"') - 30))!;
+    expect(signOut.action).toBe('/account/sign-out');
+    const response = await browser.request(`${t.baseUrl}/account/sign-out`, { form: { csrf: signOut.csrf } });
+    expect(response.status).toBe(303);
+    expect(sessionCookie(response)).toMatch(/^wp_session=; .*Max-Age=0/);
+    expect(formOf(await (await browser.request(`${t.baseUrl}/account`)).text())?.action).toBe('/account/sign-in');
+    expect(await t.database.db.selectFrom('web_sessions').selectAll().where('user_id', '=', user.id).execute()).toEqual(
+      [],
+    );
+  });
+});
+
+describe('cookies over https', () => {
+  it('are Secure when the server is served over https', async () => {
+    const secure = await buildTestApp({ env: { WAYPOST_BASE_URL: 'https://waypost.test' } });
+    try {
+      const response = await secure.app.inject({ method: 'GET', url: '/account' });
+      expect([response.headers['set-cookie']].flat()[0]).toMatch(
+        /^wp_csrf=[^;]+; Path=\/; HttpOnly; SameSite=Lax; Max-Age=\d+; Secure$/,
+      );
+    } finally {
+      await secure.close();
+    }
+  });
+});
