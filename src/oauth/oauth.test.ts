@@ -3,7 +3,7 @@
 // items to these tests.
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Browser, runFlow } from '../../test/browser.ts';
+import { Browser, formOf, runFlow } from '../../test/browser.ts';
 import { createTestUser } from '../../test/helpers.ts';
 import { listeningTestApp } from '../../test/server.ts';
 import { sha256Hex } from '../lib/crypto.ts';
@@ -220,6 +220,72 @@ describe('the authorization code flow', () => {
     expect(a.callback!.searchParams.get('iss')).toBe(t.baseUrl);
     const validate = Promise.resolve().then(() => oauth.validateAuthResponse(as, client, a.callback!, a.state));
     expect(await oauthError(validate)).toBe('access_denied');
+  });
+});
+
+describe('the sign-in and consent pages', () => {
+  it('deny framing, are not cached, and let their forms redirect to the client only', async () => {
+    const browser = new Browser();
+    const url = new URL(as.authorization_endpoint!);
+    url.search = new URLSearchParams({
+      client_id: client.client_id,
+      redirect_uri: REDIRECT,
+      response_type: 'code',
+      scope: 'get_views',
+      state: 'some-state',
+      code_challenge: await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()),
+      code_challenge_method: 'S256',
+    }).toString();
+    const redirect = await browser.request(url.href);
+    expect(redirect.status).toBe(303);
+    expect(redirect.headers.get('x-request-id')).toBeTruthy();
+    const page = await browser.request(new URL(redirect.headers.get('location')!, url).href);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('x-frame-options')).toBe('DENY');
+    expect(page.headers.get('cache-control')).toBe('no-store');
+    const csp = page.headers.get('content-security-policy')!;
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).toContain("form-action 'self' http://127.0.0.1:1;");
+    const body = await page.text();
+    expect(body).toContain('<strong>Test &lt;App&gt;</strong> wants to use your Waypost account');
+    expect(body).toContain('<label for="username">Username</label>');
+  });
+
+  it('after signing out on /account, authorizing asks to sign in again', async () => {
+    const first = await codeFlow({ scope: 'get_views' });
+    const account = await (await first.browser.request(`${t.baseUrl}/account`)).text();
+    const signOut = formOf(account.slice(account.indexOf('<form method="post" action="/account/sign-out"')))!;
+    expect(
+      (await first.browser.request(`${t.baseUrl}${signOut.action}`, { form: { csrf: signOut.csrf } })).status,
+    ).toBe(303);
+    expect((await codeFlow({ scope: 'get_views', browser: first.browser })).pages).toEqual(['login']);
+  });
+
+  it('a wrong password is refused on the page, with the same words for an unknown name', async () => {
+    const browser = new Browser();
+    const url = new URL(as.authorization_endpoint!);
+    url.search = new URLSearchParams({
+      client_id: client.client_id,
+      redirect_uri: REDIRECT,
+      response_type: 'code',
+      scope: 'get_views',
+      state: 's',
+      code_challenge: await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()),
+      code_challenge_method: 'S256',
+    }).toString();
+    const interaction = new URL((await browser.request(url.href)).headers.get('location')!, url).href;
+    const form = formOf(await (await browser.request(interaction)).text())!;
+    const attempt = async (username: string) => {
+      const response = await browser.request(new URL(form.action, url).href, {
+        form: { csrf: form.csrf, username, password: 'wrong password' },
+      });
+      return { status: response.status, body: (await response.text()).replace(/value="[^"]*"/g, '') };
+    };
+    const wrong = await attempt(person.username);
+    const unknown = await attempt('nobody_at_all');
+    expect(wrong.status).toBe(401);
+    expect(wrong).toEqual(unknown);
+    expect(wrong.body).toContain('The username or password is wrong.');
   });
 });
 
