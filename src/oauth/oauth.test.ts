@@ -303,6 +303,26 @@ describe('refusals (RFC 9700)', () => {
     expect(await oauthError(refresh(first.refresh_token!))).toBe('invalid_grant');
   });
 
+  // On SQLite the two serialise and oidc-provider's own replay check answers; on PostgreSQL both
+  // may read "not consumed", and the adapter's conditional consume() decides (adapter.test.ts).
+  it('two concurrent redemptions of one code: at most one wins, and its tokens die', async () => {
+    const a = await authorize({ scope: 'upload_media' });
+    const params = oauth.validateAuthResponse(as, client, a.callback!, a.state);
+    const redeem = () =>
+      oauth
+        .authorizationCodeGrantRequest(as, client, publicAuth, params, REDIRECT, a.verifier, insecure)
+        .then((r) => oauth.processAuthorizationCodeResponse(as, client, r))
+        .then(
+          (tokens) => ({ tokens }),
+          (error: unknown) => ({ error: (error as oauth.ResponseBodyError).error }),
+        );
+    const results = await Promise.all([redeem(), redeem()]);
+    const wins = results.flatMap((r) => ('tokens' in r ? [r.tokens] : []));
+    expect(wins.length).toBeLessThanOrEqual(1);
+    expect(results.filter((r) => 'error' in r && r.error === 'invalid_grant').length).toBeGreaterThanOrEqual(1);
+    for (const tokens of wins) expect(await resolve(tokens.access_token)).toBeUndefined();
+  });
+
   it('a wrong PKCE verifier is invalid_grant', async () => {
     const a = await authorize();
     const params = oauth.validateAuthResponse(as, client, a.callback!, a.state);
