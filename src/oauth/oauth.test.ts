@@ -154,17 +154,23 @@ describe('metadata and registration', () => {
     expect((await fetch(`${t.baseUrl}/.well-known/openid-configuration`)).status).toBe(404);
   });
 
-  it('oidc-provider responses carry X-Request-Id and the security headers, and are counted', async () => {
+  it('oidc-provider responses carry X-Request-Id and the security headers, and are counted once', async () => {
+    const count = async () => {
+      const metrics = await (await fetch(`${t.baseUrl}/metrics`)).text();
+      const line =
+        /http_requests_total\{method="GET",route="\/.well-known\/oauth-authorization-server",status_code="200"\} (\d+)/.exec(
+          metrics,
+        );
+      return Number(line?.[1] ?? 0);
+    };
+    const before = await count();
     const response = await fetch(`${t.baseUrl}/.well-known/oauth-authorization-server`, {
       headers: { 'x-request-id': 'trace-me-1' },
     });
     expect(response.headers.get('x-request-id')).toBe('trace-me-1');
     expect(response.headers.get('x-frame-options')).toBe('DENY');
     expect(response.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
-    const metrics = await (await fetch(`${t.baseUrl}/metrics`)).text();
-    expect(metrics).toMatch(
-      /http_requests_total\{method="GET",route="\/.well-known\/oauth-authorization-server",status_code="200"\} \d+/,
-    );
+    expect(await count()).toBe(before + 1);
   });
 
   it('registration refuses confidential clients', async () => {
