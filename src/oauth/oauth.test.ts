@@ -257,6 +257,16 @@ describe('the sign-in and consent pages', () => {
     expect(body).toContain('<label for="username">Username</label>');
   });
 
+  it('a person signed in at /account is not asked to sign in again', async () => {
+    const browser = new Browser();
+    const form = formOf(await (await browser.request(`${t.baseUrl}/account`)).text())!;
+    const signedIn = await browser.request(`${t.baseUrl}${form.action}`, {
+      form: { csrf: form.csrf, username: person.username, password: person.password },
+    });
+    expect(signedIn.status).toBe(303);
+    expect((await codeFlow({ scope: 'write_locations', browser })).pages).toEqual(['consent']);
+  });
+
   it('after signing out on /account, authorizing asks to sign in again', async () => {
     const first = await codeFlow({ scope: 'get_views' });
     const account = await (await first.browser.request(`${t.baseUrl}/account`)).text();
