@@ -1,6 +1,6 @@
 // JSON logs with pino. Secrets never reach a log line: credentials in headers are redacted,
 // and query parameters that carry tokens, codes or passwords are masked in logged URLs.
-import { pino, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger } from 'pino';
 import type { FastifyRequest } from 'fastify';
 import type { Config } from './config.ts';
 
@@ -10,14 +10,17 @@ export function maskUrl(url: string): string {
   return url.replace(SECRET_PARAMS, '$1[redacted]');
 }
 
-export function createLogger({ logLevel, logFormat }: Pick<Config, 'logLevel' | 'logFormat'>): Logger {
-  const pretty = logFormat === 'pretty' || (logFormat === 'auto' && process.stdout.isTTY);
-  return pino({
+/**
+ * Readable lines for a person at a terminal, JSON lines for everything else. `destination`
+ * defaults to stdout; tests pass a stream to read what would be logged.
+ */
+export function createLogger(
+  { logLevel, logFormat }: Pick<Config, 'logLevel' | 'logFormat'>,
+  destination?: DestinationStream,
+): Logger {
+  const pretty = !destination && (logFormat === 'pretty' || (logFormat === 'auto' && process.stdout.isTTY));
+  const options = {
     level: logLevel,
-    // Readable lines for a person at a terminal; JSON lines for everything else.
-    ...(pretty
-      ? { transport: { target: 'pino-pretty', options: { ignore: 'pid,hostname', translateTime: 'SYS:HH:MM:ss' } } }
-      : {}),
     redact: {
       paths: [
         'req.headers.authorization',
@@ -37,5 +40,12 @@ export function createLogger({ logLevel, logFormat }: Pick<Config, 'logLevel' | 
         remote_address: request.ip,
       }),
     },
-  });
+  };
+  if (pretty) {
+    return pino({
+      ...options,
+      transport: { target: 'pino-pretty', options: { ignore: 'pid,hostname', translateTime: 'SYS:HH:MM:ss' } },
+    });
+  }
+  return pino(options, destination ?? pino.destination(1));
 }

@@ -4,7 +4,10 @@
 export class Browser {
   private jar = new Map<string, { value: string; path: string }>(); // key: name + '\0' + path
 
-  async request(url: string, init: { form?: Record<string, string>; origin?: string } = {}): Promise<Response> {
+  async request(
+    url: string,
+    init: { form?: Record<string, string>; origin?: string; headers?: Record<string, string> } = {},
+  ): Promise<Response> {
     const u = new URL(url);
     const cookie = [...this.jar.entries()]
       .filter(
@@ -12,7 +15,7 @@ export class Browser {
       )
       .map(([key, c]) => `${key.split('\0')[0]}=${c.value}`)
       .join('; ');
-    const headers: Record<string, string> = { accept: 'text/html' };
+    const headers: Record<string, string> = { accept: 'text/html', ...init.headers };
     if (cookie) headers.cookie = cookie;
     let body: string | undefined;
     if (init.form) {

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, createTestUser, type TestApp } from '../../test/helpers.ts';
 import { tokenFor } from '../../test/tokens.ts';
 import { sha256Hex } from '../lib/crypto.ts';
+import { deleteUser } from '../users/users.logic.ts';
 import { dropPermission } from './bearer.ts';
 import { PERMISSION_NAMES, type Permission } from './permissions.ts';
 
@@ -64,6 +65,14 @@ describe('tokens from tokenFor', () => {
 
   it('with no permission still authenticate', async () => {
     expect((await get('/test/any', await tokenFor(t, user, []))).json()).toEqual({ user: user.id });
+  });
+
+  it("die with their user's account", async () => {
+    const leaving = await createTestUser(t.database);
+    const token = await tokenFor(t, leaving, ['get_views']);
+    expect((await get('/test/get_views', token)).statusCode).toBe(200);
+    await deleteUser(t.database.db, leaving.username);
+    expect((await get('/test/get_views', token)).headers['www-authenticate']).toMatch(/error="invalid_token"/);
   });
 
   it('a token in the query string is not accepted', async () => {

@@ -3,7 +3,7 @@
 // items to these tests.
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Browser, runFlow } from '../../test/browser.ts';
+import { Browser, formOf, runFlow } from '../../test/browser.ts';
 import { createTestUser } from '../../test/helpers.ts';
 import { listeningTestApp } from '../../test/server.ts';
 import { sha256Hex } from '../lib/crypto.ts';
@@ -154,17 +154,23 @@ describe('metadata and registration', () => {
     expect((await fetch(`${t.baseUrl}/.well-known/openid-configuration`)).status).toBe(404);
   });
 
-  it('oidc-provider responses carry X-Request-Id and the security headers, and are counted', async () => {
+  it('oidc-provider responses carry X-Request-Id and the security headers, and are counted once', async () => {
+    const count = async () => {
+      const metrics = await (await fetch(`${t.baseUrl}/metrics`)).text();
+      const line =
+        /http_requests_total\{method="GET",route="\/.well-known\/oauth-authorization-server",status_code="200"\} (\d+)/.exec(
+          metrics,
+        );
+      return Number(line?.[1] ?? 0);
+    };
+    const before = await count();
     const response = await fetch(`${t.baseUrl}/.well-known/oauth-authorization-server`, {
       headers: { 'x-request-id': 'trace-me-1' },
     });
     expect(response.headers.get('x-request-id')).toBe('trace-me-1');
     expect(response.headers.get('x-frame-options')).toBe('DENY');
     expect(response.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
-    const metrics = await (await fetch(`${t.baseUrl}/metrics`)).text();
-    expect(metrics).toMatch(
-      /http_requests_total\{method="GET",route="\/.well-known\/oauth-authorization-server",status_code="200"\} \d+/,
-    );
+    expect(await count()).toBe(before + 1);
   });
 
   it('registration refuses confidential clients', async () => {
@@ -223,6 +229,82 @@ describe('the authorization code flow', () => {
   });
 });
 
+describe('the sign-in and consent pages', () => {
+  it('deny framing, are not cached, and let their forms redirect to the client only', async () => {
+    const browser = new Browser();
+    const url = new URL(as.authorization_endpoint!);
+    url.search = new URLSearchParams({
+      client_id: client.client_id,
+      redirect_uri: REDIRECT,
+      response_type: 'code',
+      scope: 'get_views',
+      state: 'some-state',
+      code_challenge: await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()),
+      code_challenge_method: 'S256',
+    }).toString();
+    const redirect = await browser.request(url.href);
+    expect(redirect.status).toBe(303);
+    expect(redirect.headers.get('x-request-id')).toBeTruthy();
+    const page = await browser.request(new URL(redirect.headers.get('location')!, url).href);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('x-frame-options')).toBe('DENY');
+    expect(page.headers.get('cache-control')).toBe('no-store');
+    const csp = page.headers.get('content-security-policy')!;
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).toContain("form-action 'self' http://127.0.0.1:1;");
+    const body = await page.text();
+    expect(body).toContain('<strong>Test &lt;App&gt;</strong> wants to use your Waypost account');
+    expect(body).toContain('<label for="username">Username</label>');
+  });
+
+  it('a person signed in at /account is not asked to sign in again', async () => {
+    const browser = new Browser();
+    const form = formOf(await (await browser.request(`${t.baseUrl}/account`)).text())!;
+    const signedIn = await browser.request(`${t.baseUrl}${form.action}`, {
+      form: { csrf: form.csrf, username: person.username, password: person.password },
+    });
+    expect(signedIn.status).toBe(303);
+    expect((await codeFlow({ scope: 'write_locations', browser })).pages).toEqual(['consent']);
+  });
+
+  it('after signing out on /account, authorizing asks to sign in again', async () => {
+    const first = await codeFlow({ scope: 'get_views' });
+    const account = await (await first.browser.request(`${t.baseUrl}/account`)).text();
+    const signOut = formOf(account.slice(account.indexOf('<form method="post" action="/account/sign-out"')))!;
+    expect(
+      (await first.browser.request(`${t.baseUrl}${signOut.action}`, { form: { csrf: signOut.csrf } })).status,
+    ).toBe(303);
+    expect((await codeFlow({ scope: 'get_views', browser: first.browser })).pages).toEqual(['login']);
+  });
+
+  it('a wrong password is refused on the page, with the same words for an unknown name', async () => {
+    const browser = new Browser();
+    const url = new URL(as.authorization_endpoint!);
+    url.search = new URLSearchParams({
+      client_id: client.client_id,
+      redirect_uri: REDIRECT,
+      response_type: 'code',
+      scope: 'get_views',
+      state: 's',
+      code_challenge: await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()),
+      code_challenge_method: 'S256',
+    }).toString();
+    const interaction = new URL((await browser.request(url.href)).headers.get('location')!, url).href;
+    const form = formOf(await (await browser.request(interaction)).text())!;
+    const attempt = async (username: string) => {
+      const response = await browser.request(new URL(form.action, url).href, {
+        form: { csrf: form.csrf, username, password: 'wrong password' },
+      });
+      return { status: response.status, body: (await response.text()).replace(/value="[^"]*"/g, '') };
+    };
+    const wrong = await attempt(person.username);
+    const unknown = await attempt('nobody_at_all');
+    expect(wrong.status).toBe(401);
+    expect(wrong).toEqual(unknown);
+    expect(wrong.body).toContain('The username or password is wrong.');
+  });
+});
+
 describe('refusals (RFC 9700)', () => {
   it('a replayed code is invalid_grant and revokes what the first use issued', async () => {
     const a = await authorize();
@@ -235,6 +317,26 @@ describe('refusals (RFC 9700)', () => {
     );
     expect(await resolve(first.access_token)).toBeUndefined();
     expect(await oauthError(refresh(first.refresh_token!))).toBe('invalid_grant');
+  });
+
+  // On SQLite the two serialise and oidc-provider's own replay check answers; on PostgreSQL both
+  // may read "not consumed", and the adapter's conditional consume() decides (adapter.test.ts).
+  it('two concurrent redemptions of one code: at most one wins, and its tokens die', async () => {
+    const a = await authorize({ scope: 'upload_media' });
+    const params = oauth.validateAuthResponse(as, client, a.callback!, a.state);
+    const redeem = () =>
+      oauth
+        .authorizationCodeGrantRequest(as, client, publicAuth, params, REDIRECT, a.verifier, insecure)
+        .then((r) => oauth.processAuthorizationCodeResponse(as, client, r))
+        .then(
+          (tokens) => ({ tokens }),
+          (error: unknown) => ({ error: (error as oauth.ResponseBodyError).error }),
+        );
+    const results = await Promise.all([redeem(), redeem()]);
+    const wins = results.flatMap((r) => ('tokens' in r ? [r.tokens] : []));
+    expect(wins.length).toBeLessThanOrEqual(1);
+    expect(results.filter((r) => 'error' in r && r.error === 'invalid_grant').length).toBeGreaterThanOrEqual(1);
+    for (const tokens of wins) expect(await resolve(tokens.access_token)).toBeUndefined();
   });
 
   it('a wrong PKCE verifier is invalid_grant', async () => {

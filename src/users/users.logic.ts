@@ -2,6 +2,7 @@ import type { Db } from '../db/database.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import { AppError, badRequest, notFound, type FieldError } from '../http/errors.ts';
 import { newId } from '../lib/ids.ts';
+import { deleteOAuthDataOfAccount } from '../oauth/oauth.repo.ts';
 import { msToSeconds, nowMs } from '../lib/time.ts';
 import { decoyHash, hashPassword, verifyPassword } from './passwords.ts';
 import {
@@ -101,6 +102,8 @@ export async function changePassword(db: Db, username: string, password: string)
 
 export async function deleteUser(db: Db, username: string): Promise<void> {
   const user = await getUser(db, username);
+  // Its grants and tokens are not tied to the row by a foreign key (one table for every OAuth model).
+  await deleteOAuthDataOfAccount(db, user.id);
   await deleteUserRow(db, user.id);
 }
 

@@ -99,6 +99,17 @@ describe('signing in on /account', () => {
       origin: 'https://evil.example',
     });
     expect(crossSite.status).toBe(403);
+    const fetchMetadata = await browser.request(`${t.baseUrl}/account/sign-in`, {
+      form: { ...fields, csrf: form.csrf },
+      headers: { 'sec-fetch-site': 'cross-site' },
+    });
+    expect(fetchMetadata.status).toBe(403);
+    // Chromium sends Origin: null under Referrer-Policy: no-referrer; the token decides then.
+    const nullOrigin = await browser.request(`${t.baseUrl}/account/sign-in`, {
+      form: { ...fields, csrf: form.csrf },
+      origin: 'null',
+    });
+    expect(nullOrigin.status).toBe(303);
     const other = new Browser(); // another browser's token does not fit this one's cookie
     await signInPage(other);
     expect((await other.request(`${t.baseUrl}/account/sign-in`, { form: { ...fields, csrf: form.csrf } })).status).toBe(

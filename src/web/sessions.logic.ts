@@ -103,10 +103,13 @@ export function csrfToken(request: FastifyRequest, reply: FastifyReply, baseUrl:
   return csrfFor(secretKey, cookie);
 }
 
-/** Whether a form POST carries this browser's token and comes from our own origin. */
+/** Whether a form POST carries this browser's token and does not come from another site. */
 export function csrfValid(request: FastifyRequest, baseUrl: string, secretKey: Buffer, token: unknown): boolean {
+  // Browsers send `Origin: null` for form POSTs under `Referrer-Policy: no-referrer` (which our
+  // pages set), so null is not proof of anything; Sec-Fetch-Site, where sent, is.
   const origin = request.headers.origin;
-  if (origin !== undefined && origin !== new URL(baseUrl).origin) return false;
+  if (origin !== undefined && origin !== 'null' && origin !== new URL(baseUrl).origin) return false;
+  if (request.headers['sec-fetch-site'] === 'cross-site') return false;
   const cookie = readCookie(request, CSRF_COOKIE);
   return typeof token === 'string' && cookie !== undefined && safeEqual(token, csrfFor(secretKey, cookie));
 }
