@@ -1,7 +1,7 @@
 // Runs the real `waypost` command in a child process, as an operator would.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { TEST_DATABASE_URL, TEST_SECRET_KEY, type TestDatabase } from './helpers.ts';
+import { TEST_SECRET_KEY, type TestDatabase } from './helpers.ts';
 
 const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
 
@@ -12,13 +12,9 @@ export interface CliResult {
 }
 
 /** The environment that points the CLI at a test database. */
-export function cliEnv(test: Pick<TestDatabase, 'dataDir' | 'schema'>): Record<string, string> {
+export function cliEnv(test: Pick<TestDatabase, 'dataDir' | 'databaseUrl'>): Record<string, string> {
   const env: Record<string, string> = { WAYPOST_DATA_DIR: test.dataDir, WAYPOST_SECRET_KEY: TEST_SECRET_KEY };
-  if (TEST_DATABASE_URL && test.schema) {
-    const url = new URL(TEST_DATABASE_URL);
-    url.searchParams.set('options', `-c search_path=${test.schema}`);
-    env.DATABASE_URL = url.toString();
-  }
+  if (test.databaseUrl) env.DATABASE_URL = test.databaseUrl;
   return env;
 }
 

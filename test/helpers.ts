@@ -1,5 +1,5 @@
 // Test helpers: an app on a fresh, migrated database of its own, and factories.
-// SQLite in a temporary folder by default; a fresh PostgreSQL schema when TEST_DATABASE_URL
+// SQLite in a temporary folder by default; a fresh PostgreSQL database when TEST_DATABASE_URL
 // is set (.ci/run runs the suite both ways).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -33,8 +33,8 @@ export function testConfig(dataDir: string, env: Record<string, string> = {}): C
 export interface TestDatabase {
   database: Database;
   dataDir: string;
-  /** PostgreSQL: the schema this database lives in. */
-  schema?: string;
+  /** PostgreSQL: the URL of this test's own database. */
+  databaseUrl?: string;
   /** Opens another connection to the same database (e.g. for a second process's view). */
   reopen(): Database;
   drop(): Promise<void>;
@@ -52,25 +52,33 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       drop: async () => rmSync(dataDir, { recursive: true, force: true }),
     };
   }
-  const schema = `t_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
-  await admin.connect();
-  await admin.query(`create schema ${schema}`);
-  await admin.end();
-  const open = () => openDatabase({ url: TEST_DATABASE_URL, schema, poolSize: 4 });
+  // One database per test file (not a schema): Kysely's migrator introspects every schema of
+  // its database, which fails when another test file drops its schema at the same moment.
+  const name = `waypost_t_${randomBytes(6).toString('hex')}`;
+  const url = new URL(TEST_DATABASE_URL);
+  url.pathname = `/${name}`;
+  await adminQuery(`create database ${name}`);
+  const open = () => openDatabase({ url: url.toString(), poolSize: 4 });
   return {
     database: open(),
     dataDir,
-    schema,
+    databaseUrl: url.toString(),
     reopen: open,
     drop: async () => {
-      const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
-      await client.connect();
-      await client.query(`drop schema ${schema} cascade`);
-      await client.end();
+      await adminQuery(`drop database if exists ${name} with (force)`);
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+async function adminQuery(statement: string): Promise<void> {
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
 }
 
 export interface TestApp {

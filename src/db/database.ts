@@ -20,8 +20,6 @@ export interface DatabaseOptions {
   /** A postgres:// URL; absent: SQLite at `sqlitePath`. */
   url?: string | undefined;
   sqlitePath?: string;
-  /** PostgreSQL only: the schema to work in (tests use one schema per test file). */
-  schema?: string;
   /** PostgreSQL only: connections in the pool. */
   poolSize?: number;
 }
@@ -50,7 +48,6 @@ function openPostgres(url: string, options: DatabaseOptions): Database {
   const pool = new pg.Pool({
     connectionString: url,
     max: options.poolSize ?? 10,
-    ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
   });
   // An idle client that loses its connection emits 'error' on the pool; without a listener
   // that would crash the process. The next query gets a fresh connection.
