@@ -10,6 +10,7 @@ import { healthRoutes } from './http/health.ts';
 import metrics from './http/metrics.ts';
 import openapi from './http/openapi.ts';
 import plumbing, { requestId } from './http/plumbing.ts';
+import { locationsRoutes } from './locations/locations.routes.ts';
 import { usersRoutes } from './users/users.routes.ts';
 import { pagesRoutes } from './web/pages.routes.ts';
 
@@ -49,6 +50,7 @@ export async function buildApp({ config, database, logger }: AppDeps): Promise<F
   await app.register(healthRoutes, { database });
   await app.register(usersRoutes, { db });
   await app.register(pagesRoutes, { db, config });
+  await app.register(locationsRoutes, { db, baseUrl: config.baseUrl });
 
   return app;
 }
