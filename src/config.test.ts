@@ -30,6 +30,8 @@ describe('loadConfig', () => {
       registrationOpen: false,
       bodyLimit: 1024 * 1024,
       trustProxy: false,
+      accessTokenTtl: 3600,
+      clientRegistrationOpen: true,
     });
   });
 
@@ -45,6 +47,8 @@ describe('loadConfig', () => {
       WAYPOST_BODY_LIMIT: '2048',
       WAYPOST_TRUST_PROXY: 'yes',
       WAYPOST_SECRET_KEY: 'ff'.repeat(32),
+      WAYPOST_ACCESS_TOKEN_TTL: '600',
+      WAYPOST_CLIENT_REGISTRATION: 'Closed',
     });
     expect(config).toMatchObject({
       host: '0.0.0.0',
@@ -55,6 +59,8 @@ describe('loadConfig', () => {
       registrationOpen: true,
       bodyLimit: 2048,
       trustProxy: true,
+      accessTokenTtl: 600,
+      clientRegistrationOpen: false,
     });
     expect(config.secretKey.equals(Buffer.alloc(32, 0xff))).toBe(true);
   });
@@ -72,6 +78,9 @@ describe('loadConfig', () => {
     [{ WAYPOST_BODY_LIMIT: '10' }, 'WAYPOST_BODY_LIMIT', 'expected a number from 1024'],
     [{ WAYPOST_TRUST_PROXY: 'sometimes' }, 'WAYPOST_TRUST_PROXY', 'expected true or false'],
     [{ WAYPOST_SECRET_KEY: 'short' }, 'WAYPOST_SECRET_KEY', 'expected 32 bytes'],
+    [{ WAYPOST_ACCESS_TOKEN_TTL: '1h' }, 'WAYPOST_ACCESS_TOKEN_TTL', 'expected a whole number, got "1h"'],
+    [{ WAYPOST_ACCESS_TOKEN_TTL: '10' }, 'WAYPOST_ACCESS_TOKEN_TTL', 'expected a number from 60 to 86400, got 10'],
+    [{ WAYPOST_CLIENT_REGISTRATION: 'sometimes' }, 'WAYPOST_CLIENT_REGISTRATION', 'expected one of open, closed'],
   ])('refuses %j, naming the variable', (env, variable, message) => {
     const error = configError(env);
     expect(error.variable).toBe(variable);

@@ -32,6 +32,13 @@ export interface Config {
   trustProxy: boolean;
   /** When set, `GET /metrics` needs `Authorization: Bearer <this>`. `WAYPOST_METRICS_TOKEN`, default unset. */
   metricsToken: string | undefined;
+  /** Lifetime of OAuth access tokens in seconds. `WAYPOST_ACCESS_TOKEN_TTL`, default 3600 (one hour,
+   * API.md "OAuth2"); from 60 to 86400. Refresh tokens renew them. */
+  accessTokenTtl: number;
+  /** Whether apps may register themselves at `/oauth/register` (RFC 7591, public clients only).
+   * `WAYPOST_CLIENT_REGISTRATION` = `open` or `closed`, default `open`; closed: only
+   * `waypost client add` creates clients. */
+  clientRegistrationOpen: boolean;
 }
 
 export class ConfigError extends Error {
@@ -142,6 +149,8 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimit: integer(env, 'WAYPOST_BODY_LIMIT', 1024 * 1024, 1024, 1024 * 1024 * 1024),
     trustProxy: boolean(env, 'WAYPOST_TRUST_PROXY', false),
     metricsToken: read(env, 'WAYPOST_METRICS_TOKEN'),
+    accessTokenTtl: integer(env, 'WAYPOST_ACCESS_TOKEN_TTL', 3600, 60, 86400),
+    clientRegistrationOpen: oneOf(env, 'WAYPOST_CLIENT_REGISTRATION', ['open', 'closed'], 'open') === 'open',
     secretKey: secretKey(env, dataDir),
   };
 }
