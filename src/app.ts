@@ -11,6 +11,8 @@ import metrics from './http/metrics.ts';
 import openapi from './http/openapi.ts';
 import plumbing, { requestId } from './http/plumbing.ts';
 import { locationsRoutes } from './locations/locations.routes.ts';
+import { mediaRoutes } from './media/media.routes.ts';
+import { postsRoutes } from './posts/posts.routes.ts';
 import { bearerResolver } from './oauth/bearer.ts';
 import { housekeeping } from './oauth/housekeeping.ts';
 import { interactionRoutes } from './oauth/interaction.routes.ts';
@@ -57,6 +59,8 @@ export async function buildApp({ config, database, logger }: AppDeps): Promise<F
   await app.register(healthRoutes, { database });
   await app.register(usersRoutes, { db });
   await app.register(pagesRoutes, { db, config });
+  await app.register(postsRoutes, { db, baseUrl: config.baseUrl });
+  await app.register(mediaRoutes, { db, config });
   await app.register(locationsRoutes, { db, baseUrl: config.baseUrl });
 
   return app;

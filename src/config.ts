@@ -28,6 +28,8 @@ export interface Config {
   registrationOpen: boolean;
   /** Largest request body in bytes (uploads have their own limit). `WAYPOST_BODY_LIMIT`, default 1 MiB. */
   bodyLimit: number;
+  /** Largest media file in bytes for `POST /media`. `WAYPOST_UPLOAD_LIMIT`, default 100 MiB. */
+  uploadLimit: number;
   /** Trust `X-Forwarded-*` from a reverse proxy. `WAYPOST_TRUST_PROXY` = `true`/`false`, default `false`. */
   trustProxy: boolean;
   /** When set, `GET /metrics` needs `Authorization: Bearer <this>`. `WAYPOST_METRICS_TOKEN`, default unset. */
@@ -147,6 +149,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: oneOf(env, 'WAYPOST_LOG_LEVEL', LOG_LEVELS, 'info'),
     registrationOpen: oneOf(env, 'WAYPOST_REGISTRATION', ['open', 'closed'], 'closed') === 'open',
     bodyLimit: integer(env, 'WAYPOST_BODY_LIMIT', 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    uploadLimit: integer(env, 'WAYPOST_UPLOAD_LIMIT', 100 * 1024 * 1024, 1, 64 * 1024 * 1024 * 1024),
     trustProxy: boolean(env, 'WAYPOST_TRUST_PROXY', false),
     metricsToken: read(env, 'WAYPOST_METRICS_TOKEN'),
     accessTokenTtl: integer(env, 'WAYPOST_ACCESS_TOKEN_TTL', 3600, 60, 86400),
