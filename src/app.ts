@@ -10,6 +10,7 @@ import { healthRoutes } from './http/health.ts';
 import metrics from './http/metrics.ts';
 import openapi from './http/openapi.ts';
 import plumbing, { requestId } from './http/plumbing.ts';
+import { infoRoutes } from './info/info.routes.ts';
 import { locationsRoutes } from './locations/locations.routes.ts';
 import { mediaRoutes } from './media/media.routes.ts';
 import { postsRoutes } from './posts/posts.routes.ts';
@@ -18,7 +19,9 @@ import { housekeeping } from './oauth/housekeeping.ts';
 import { interactionRoutes } from './oauth/interaction.routes.ts';
 import { providerRoutes } from './oauth/provider.routes.ts';
 import { createProvider } from './oauth/provider.ts';
+import { settingsRoutes } from './settings/settings.routes.ts';
 import { usersRoutes } from './users/users.routes.ts';
+import { viewsRoutes } from './views/views.routes.ts';
 import { pagesRoutes } from './web/pages.routes.ts';
 
 export interface AppDeps {
@@ -62,6 +65,9 @@ export async function buildApp({ config, database, logger }: AppDeps): Promise<F
   await app.register(postsRoutes, { db, baseUrl: config.baseUrl });
   await app.register(mediaRoutes, { db, config });
   await app.register(locationsRoutes, { db, baseUrl: config.baseUrl });
+  await app.register(settingsRoutes, { db });
+  await app.register(viewsRoutes, { db, baseUrl: config.baseUrl });
+  await app.register(infoRoutes, { config });
 
   return app;
 }

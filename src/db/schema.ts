@@ -75,6 +75,20 @@ export interface UserSettingsTable {
   updated_at: number;
 }
 
+export interface ViewsTable {
+  user_id: string;
+  id: string;
+  name: string;
+  description: string;
+  /** JSON array of item tables. */
+  kinds: string;
+  /** JSON object; times in milliseconds. */
+  filters: string;
+  scope: ScopeValue;
+  created_at: number;
+  updated_at: number;
+}
+
 /** Every oidc-provider model instance (src/oauth/adapter.ts). */
 export interface OAuthEntitiesTable {
   kind: string;
@@ -110,6 +124,7 @@ export interface Tables {
   media: MediaTable;
   locations: LocationsTable;
   user_settings: UserSettingsTable;
+  views: ViewsTable;
   oauth_entities: OAuthEntitiesTable;
   web_sessions: WebSessionsTable;
   sign_in_failures: SignInFailuresTable;
