@@ -10,6 +10,8 @@ import { healthRoutes } from './http/health.ts';
 import metrics from './http/metrics.ts';
 import openapi from './http/openapi.ts';
 import plumbing, { requestId } from './http/plumbing.ts';
+import { secretsKey } from './services/secrets.ts';
+import { servicesRoutes } from './services/services.routes.ts';
 import { usersRoutes } from './users/users.routes.ts';
 import { pagesRoutes } from './web/pages.routes.ts';
 
@@ -18,12 +20,19 @@ export interface AppDeps {
   database: Database;
   /** A pino logger; tests pass none to stay quiet. */
   logger?: FastifyBaseLogger;
+  /** Resolves bearer tokens; default: none resolves (tests of other features pass their own). */
+  resolveBearer?: BearerResolver;
 }
 
 // Until the OAuth server is mounted no token exists, so none resolves.
 const noTokens: BearerResolver = async () => undefined;
 
-export async function buildApp({ config, database, logger }: AppDeps): Promise<FastifyInstance> {
+export async function buildApp({
+  config,
+  database,
+  logger,
+  resolveBearer = noTokens,
+}: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     ...(logger ? { loggerInstance: logger } : { logger: false }),
     genReqId: requestId,
@@ -43,12 +52,13 @@ export async function buildApp({ config, database, logger }: AppDeps): Promise<F
   await app.register(plumbing);
   await app.register(openapi, { baseUrl: config.baseUrl });
   await app.register(metrics, { token: config.metricsToken });
-  await app.register(auth, { resolve: noTokens });
+  await app.register(auth, { resolve: resolveBearer });
 
   const { db } = database;
   await app.register(healthRoutes, { database });
   await app.register(usersRoutes, { db });
   await app.register(pagesRoutes, { db, config });
+  await app.register(servicesRoutes, { db, secretsKey: secretsKey(config.secretKey) });
 
   return app;
 }

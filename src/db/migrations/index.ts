@@ -2,7 +2,9 @@
 // (STYLE.md 9); a change is a new entry. Kysely runs them by name, in this order.
 import type { Migration } from 'kysely/migration';
 import * as m0001 from './0001_users.ts';
+import * as m0004 from './0004_services.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_users': m0001,
+  '0004_services': m0004,
 };
