@@ -4,12 +4,20 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
-import auth, { type BearerResolver } from './http/auth.ts';
+import auth from './http/auth.ts';
 import { handleError } from './http/errors.ts';
 import { healthRoutes } from './http/health.ts';
 import metrics from './http/metrics.ts';
 import openapi from './http/openapi.ts';
 import plumbing, { requestId } from './http/plumbing.ts';
+import { locationsRoutes } from './locations/locations.routes.ts';
+import { mediaRoutes } from './media/media.routes.ts';
+import { postsRoutes } from './posts/posts.routes.ts';
+import { bearerResolver } from './oauth/bearer.ts';
+import { housekeeping } from './oauth/housekeeping.ts';
+import { interactionRoutes } from './oauth/interaction.routes.ts';
+import { providerRoutes } from './oauth/provider.routes.ts';
+import { createProvider } from './oauth/provider.ts';
 import { secretsKey } from './services/secrets.ts';
 import { servicesRoutes } from './services/services.routes.ts';
 import { usersRoutes } from './users/users.routes.ts';
@@ -20,19 +28,9 @@ export interface AppDeps {
   database: Database;
   /** A pino logger; tests pass none to stay quiet. */
   logger?: FastifyBaseLogger;
-  /** Resolves bearer tokens; default: none resolves (tests of other features pass their own). */
-  resolveBearer?: BearerResolver;
 }
 
-// Until the OAuth server is mounted no token exists, so none resolves.
-const noTokens: BearerResolver = async () => undefined;
-
-export async function buildApp({
-  config,
-  database,
-  logger,
-  resolveBearer = noTokens,
-}: AppDeps): Promise<FastifyInstance> {
+export async function buildApp({ config, database, logger }: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     ...(logger ? { loggerInstance: logger } : { logger: false }),
     genReqId: requestId,
@@ -52,12 +50,20 @@ export async function buildApp({
   await app.register(plumbing);
   await app.register(openapi, { baseUrl: config.baseUrl });
   await app.register(metrics, { token: config.metricsToken });
-  await app.register(auth, { resolve: resolveBearer });
 
   const { db } = database;
+  const provider = createProvider(config, db, app.log);
+  app.decorate('oauthProvider', provider);
+  await app.register(auth, { resolve: bearerResolver(provider) });
+  await app.register(providerRoutes, { provider });
+  await app.register(interactionRoutes, { provider, db, config });
+  await app.register(housekeeping, { db });
   await app.register(healthRoutes, { database });
   await app.register(usersRoutes, { db });
   await app.register(pagesRoutes, { db, config });
+  await app.register(postsRoutes, { db, baseUrl: config.baseUrl });
+  await app.register(mediaRoutes, { db, config });
+  await app.register(locationsRoutes, { db, baseUrl: config.baseUrl });
   await app.register(servicesRoutes, { db, secretsKey: secretsKey(config.secretKey) });
 
   return app;

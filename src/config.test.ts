@@ -29,7 +29,10 @@ describe('loadConfig', () => {
       logLevel: 'info',
       registrationOpen: false,
       bodyLimit: 1024 * 1024,
+      uploadLimit: 100 * 1024 * 1024,
       trustProxy: false,
+      accessTokenTtl: 3600,
+      clientRegistrationOpen: true,
       outboundAllow: new Set(),
       inlineWorker: true,
       workerConcurrency: 4,
@@ -72,8 +75,11 @@ describe('loadConfig', () => {
       WAYPOST_LOG_LEVEL: 'WARN',
       WAYPOST_REGISTRATION: 'open',
       WAYPOST_BODY_LIMIT: '2048',
+      WAYPOST_UPLOAD_LIMIT: '5000',
       WAYPOST_TRUST_PROXY: 'yes',
       WAYPOST_SECRET_KEY: 'ff'.repeat(32),
+      WAYPOST_ACCESS_TOKEN_TTL: '600',
+      WAYPOST_CLIENT_REGISTRATION: 'Closed',
     });
     expect(config).toMatchObject({
       host: '0.0.0.0',
@@ -83,7 +89,10 @@ describe('loadConfig', () => {
       logLevel: 'warn',
       registrationOpen: true,
       bodyLimit: 2048,
+      uploadLimit: 5000,
       trustProxy: true,
+      accessTokenTtl: 600,
+      clientRegistrationOpen: false,
     });
     expect(config.secretKey.equals(Buffer.alloc(32, 0xff))).toBe(true);
   });
@@ -104,6 +113,9 @@ describe('loadConfig', () => {
     [{ WAYPOST_JOB_LEASE_SECONDS: '1' }, 'WAYPOST_JOB_LEASE_SECONDS', 'expected a number from 5'],
     [{ WAYPOST_DELIVERY_MAX_ATTEMPTS: '0' }, 'WAYPOST_DELIVERY_MAX_ATTEMPTS', 'expected a number from 1'],
     [{ WAYPOST_SECRET_KEY: 'short' }, 'WAYPOST_SECRET_KEY', 'expected 32 bytes'],
+    [{ WAYPOST_ACCESS_TOKEN_TTL: '1h' }, 'WAYPOST_ACCESS_TOKEN_TTL', 'expected a whole number, got "1h"'],
+    [{ WAYPOST_ACCESS_TOKEN_TTL: '10' }, 'WAYPOST_ACCESS_TOKEN_TTL', 'expected a number from 60 to 86400, got 10'],
+    [{ WAYPOST_CLIENT_REGISTRATION: 'sometimes' }, 'WAYPOST_CLIENT_REGISTRATION', 'expected one of open, closed'],
   ])('refuses %j, naming the variable', (env, variable, message) => {
     const error = configError(env);
     expect(error.variable).toBe(variable);

@@ -40,10 +40,19 @@ export interface Config {
   registrationOpen: boolean;
   /** Largest request body in bytes (uploads have their own limit). `WAYPOST_BODY_LIMIT`, default 1 MiB. */
   bodyLimit: number;
+  /** Largest media file in bytes for `POST /media`. `WAYPOST_UPLOAD_LIMIT`, default 100 MiB. */
+  uploadLimit: number;
   /** Trust `X-Forwarded-*` from a reverse proxy. `WAYPOST_TRUST_PROXY` = `true`/`false`, default `false`. */
   trustProxy: boolean;
   /** When set, `GET /metrics` needs `Authorization: Bearer <this>`. `WAYPOST_METRICS_TOKEN`, default unset. */
   metricsToken: string | undefined;
+  /** Lifetime of OAuth access tokens in seconds. `WAYPOST_ACCESS_TOKEN_TTL`, default 3600 (one hour,
+   * API.md "OAuth2"); from 60 to 86400. Refresh tokens renew them. */
+  accessTokenTtl: number;
+  /** Whether apps may register themselves at `/oauth/register` (RFC 7591, public clients only).
+   * `WAYPOST_CLIENT_REGISTRATION` = `open` or `closed`, default `open`; closed: only
+   * `waypost client add` creates clients. */
+  clientRegistrationOpen: boolean;
   /** Non-public address kinds outbound requests (webhooks, Mastodon, Micropub) may reach.
    * `WAYPOST_OUTBOUND_ALLOW`, a comma-separated list of loopback, private, link-local, cgnat,
    * unique-local, metadata, reserved; default none: only public addresses (no SSRF). */
@@ -192,8 +201,11 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: oneOf(env, 'WAYPOST_LOG_LEVEL', LOG_LEVELS, 'info'),
     registrationOpen: oneOf(env, 'WAYPOST_REGISTRATION', ['open', 'closed'], 'closed') === 'open',
     bodyLimit: integer(env, 'WAYPOST_BODY_LIMIT', 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    uploadLimit: integer(env, 'WAYPOST_UPLOAD_LIMIT', 100 * 1024 * 1024, 1, 64 * 1024 * 1024 * 1024),
     trustProxy: boolean(env, 'WAYPOST_TRUST_PROXY', false),
     metricsToken: read(env, 'WAYPOST_METRICS_TOKEN'),
+    accessTokenTtl: integer(env, 'WAYPOST_ACCESS_TOKEN_TTL', 3600, 60, 86400),
+    clientRegistrationOpen: oneOf(env, 'WAYPOST_CLIENT_REGISTRATION', ['open', 'closed'], 'open') === 'open',
     secretKey: secretKey(env, dataDir),
     outboundAllow: addressCategories(env),
     inlineWorker: boolean(env, 'WAYPOST_INLINE_WORKER', true),

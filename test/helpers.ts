@@ -12,7 +12,6 @@ import { buildApp } from '../src/app.ts';
 import { loadConfig, type Config } from '../src/config.ts';
 import { openDatabase, type Database } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
-import type { BearerResolver } from '../src/http/auth.ts';
 import { createUser, type User } from '../src/users/users.logic.ts';
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || undefined;
@@ -86,16 +85,14 @@ export interface TestAppOptions {
   env?: Record<string, string>;
   /** Registers extra routes (test-only) before the app is ready. */
   extend?: (app: FastifyInstance) => void | Promise<void>;
-  /** Resolves bearer tokens (test/fake-tokens.ts), for features tested before real tokens exist. */
-  resolveBearer?: BearerResolver;
 }
 
 /** buildApp on a fresh migrated database; `close()` drops the database too. */
-export async function buildTestApp({ env = {}, extend, resolveBearer }: TestAppOptions = {}): Promise<TestApp> {
+export async function buildTestApp({ env = {}, extend }: TestAppOptions = {}): Promise<TestApp> {
   const test = await createTestDatabase();
   await migrateToLatest(test.database);
   const config = testConfig(test.dataDir, env);
-  const app = await buildApp({ config, database: test.database, ...(resolveBearer ? { resolveBearer } : {}) });
+  const app = await buildApp({ config, database: test.database });
   await extend?.(app);
   await app.ready();
   return {

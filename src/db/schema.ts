@@ -19,6 +19,90 @@ export interface SetupTokensTable {
   expires_at: number;
 }
 
+export type ScopeValue = 'public' | 'private';
+
+/** The columns posts, media and locations share. */
+export interface ItemColumns {
+  user_id: string;
+  id: string;
+  scope: ScopeValue;
+  time: number;
+  created_at: number;
+}
+
+export interface PostsTable extends ItemColumns {
+  text: string;
+  /** JSON array of medium ids. */
+  media_ids: string;
+  lat: number | null;
+  lon: number | null;
+  source: string | null;
+}
+
+export interface MediaTable extends ItemColumns {
+  kind: string;
+  mime_type: string;
+  size: number;
+  sha256: string;
+  width: number | null;
+  height: number | null;
+  duration: number | null;
+  lat: number | null;
+  lon: number | null;
+  caption: string;
+  /** 1 when a WebP thumbnail exists (images), 0 otherwise. */
+  has_thumbnail: number;
+  source: string | null;
+}
+
+export interface LocationsTable extends ItemColumns {
+  lat: number;
+  lon: number;
+  alt: number | null;
+  accuracy: number | null;
+  speed: number | null;
+  heading: number | null;
+  source: string | null;
+}
+
+export interface UserSettingsTable {
+  user_id: string;
+  default_post_scope: ScopeValue;
+  default_media_scope: ScopeValue;
+  default_location_scope: ScopeValue;
+  timezone: string;
+  public_location_precision_m: number;
+  updated_at: number;
+}
+
+/** Every oidc-provider model instance (src/oauth/adapter.ts). */
+export interface OAuthEntitiesTable {
+  kind: string;
+  id: string;
+  /** JSON; never holds a bearer value. */
+  payload: string;
+  grant_id: string | null;
+  account_id: string | null;
+  client_id: string | null;
+  uid: string | null;
+  user_code: string | null;
+  expires_at: number | null;
+  consumed_at: number | null;
+}
+
+export interface WebSessionsTable {
+  user_id: string;
+  /** SHA-256 of the session cookie's value. */
+  id_hash: string;
+  created_at: number;
+  expires_at: number;
+}
+
+export interface SignInFailuresTable {
+  key_hash: string;
+  at: number;
+}
+
 export interface ServicesTable {
   id: string;
   user_id: string;
@@ -94,6 +178,13 @@ export interface IdempotencyKeysTable {
 export interface Tables {
   users: UsersTable;
   setup_tokens: SetupTokensTable;
+  posts: PostsTable;
+  media: MediaTable;
+  locations: LocationsTable;
+  user_settings: UserSettingsTable;
+  oauth_entities: OAuthEntitiesTable;
+  web_sessions: WebSessionsTable;
+  sign_in_failures: SignInFailuresTable;
   services: ServicesTable;
   service_groups: ServiceGroupsTable;
   service_group_members: ServiceGroupMembersTable;

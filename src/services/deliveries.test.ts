@@ -7,15 +7,14 @@ import { sql } from 'kysely';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { cliEnv } from '../../test/cli.ts';
-import { fakeTokens } from '../../test/fake-tokens.ts';
 import { buildTestApp, createTestUser, TEST_DATABASE_URL, type TestApp } from '../../test/helpers.ts';
 import { startReceiver, type Receiver } from '../../test/receivers.ts';
+import { tokenFor } from '../../test/tokens.ts';
 import { createJobRunner, type JobRunner } from '../jobs/jobs.ts';
 import { newId } from '../lib/ids.ts';
 import type { OutgoingPost } from './connectors/connector.ts';
 import { deliveriesForPosts, enqueueDeliveries, type Delivery } from './deliveries.logic.ts';
 
-const tokens = fakeTokens();
 const SECRET = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
 const MAX_ATTEMPTS = 3;
 let t: TestApp;
@@ -27,11 +26,10 @@ const runners: JobRunner[] = [];
 
 beforeAll(async () => {
   t = await buildTestApp({
-    resolveBearer: tokens.resolve,
     env: { WAYPOST_OUTBOUND_ALLOW: 'loopback', WAYPOST_DELIVERY_MAX_ATTEMPTS: String(MAX_ATTEMPTS) },
   });
   alice = await createTestUser(t.database);
-  token = tokens.tokenFor(alice, ['get_services', 'create_service', 'delete_service', 'manage_groups']);
+  token = await tokenFor(t, alice, ['get_services', 'create_service', 'delete_service', 'manage_groups']);
 });
 afterEach(async () => {
   await Promise.all(runners.splice(0).map((runner) => runner.close()));

@@ -1,11 +1,10 @@
 // Services and service groups through HTTP, on a real database.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fakeTokens } from '../../test/fake-tokens.ts';
 import { buildTestApp, countRows, createTestUser, type TestApp } from '../../test/helpers.ts';
+import { tokenFor } from '../../test/tokens.ts';
 import type { Permission } from '../oauth/permissions.ts';
 import { deliveriesForPosts, enqueueDeliveries } from './deliveries.logic.ts';
 
-const tokens = fakeTokens();
 let t: TestApp;
 let alice: { id: string; username: string };
 let bob: { id: string; username: string };
@@ -16,11 +15,11 @@ const EVERYTHING: Permission[] = ['get_services', 'create_service', 'delete_serv
 const SECRET = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
 
 beforeAll(async () => {
-  t = await buildTestApp({ resolveBearer: tokens.resolve });
+  t = await buildTestApp();
   alice = await createTestUser(t.database);
   bob = await createTestUser(t.database);
-  all = tokens.tokenFor(alice, EVERYTHING);
-  bobs = tokens.tokenFor(bob, EVERYTHING);
+  all = await tokenFor(t, alice, EVERYTHING);
+  bobs = await tokenFor(t, bob, EVERYTHING);
 });
 afterAll(() => t.close());
 
@@ -130,10 +129,10 @@ describe('services', () => {
   });
 
   it('needs the permissions: get_services to read, create_service to add, delete_service to delete', async () => {
-    const reader = tokens.tokenFor(alice, ['get_services']);
+    const reader = await tokenFor(t, alice, ['get_services']);
     const hook = await newWebhook();
     expect((await call('GET', '/services')).statusCode).toBe(401);
-    const noRead = await call('GET', '/services', tokens.tokenFor(alice, ['create_service']));
+    const noRead = await call('GET', '/services', await tokenFor(t, alice, ['create_service']));
     expect(noRead.statusCode).toBe(401);
     expect(noRead.headers['www-authenticate']).toContain('scope="get_services"');
     const noCreate = await call('POST', '/services', reader, { type: 'webhook', name: 'x', config: {} });
@@ -209,7 +208,7 @@ describe('service groups', () => {
   });
 
   it('reading needs get_services, changing needs manage_groups', async () => {
-    const reader = tokens.tokenFor(alice, ['get_services']);
+    const reader = await tokenFor(t, alice, ['get_services']);
     const group = (await call('POST', '/services/groups', all, { name: 'g' })).json<{ id: string }>();
     const hook = await newWebhook();
     expect((await call('GET', `/services/groups/${group.id}`, reader)).statusCode).toBe(200);
@@ -228,7 +227,7 @@ describe('service groups', () => {
       expect(response.statusCode).toBe(401);
       expect(response.headers['www-authenticate']).toContain('scope="manage_groups"');
     }
-    const noRead = await call('GET', '/services/groups', tokens.tokenFor(alice, ['manage_groups']));
+    const noRead = await call('GET', '/services/groups', await tokenFor(t, alice, ['manage_groups']));
     expect(noRead.headers['www-authenticate']).toContain('scope="get_services"');
   });
 });

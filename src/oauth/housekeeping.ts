@@ -1,0 +1,29 @@
+// Deletes what has expired: oidc-provider never removes its expired rows, and web sessions and
+// failed sign-ins pile up too. Runs at start and then periodically in every process; the
+// deletes are idempotent, so several processes doing it at once is harmless.
+import type { FastifyInstance } from 'fastify';
+import type { Db } from '../db/database.ts';
+import { nowMs } from '../lib/time.ts';
+import { FAILURE_WINDOW_MS } from '../web/sessions.logic.ts';
+import { purgeExpiredSessions } from '../web/sessions.repo.ts';
+import { purgeExpiredEntities } from './oauth.repo.ts';
+
+export const PURGE_INTERVAL_MS = 60 * 60 * 1000;
+
+export async function purgeExpired(db: Db, now = nowMs()): Promise<number> {
+  return (await purgeExpiredEntities(db, now)) + (await purgeExpiredSessions(db, now, now - FAILURE_WINDOW_MS));
+}
+
+export async function housekeeping(app: FastifyInstance, { db }: { db: Db }) {
+  const run = () =>
+    purgeExpired(db).then(
+      (deleted) => app.log.debug({ deleted }, 'purged expired oauth rows and sessions'),
+      (err: unknown) => app.log.warn({ err }, 'purging expired rows failed'),
+    );
+  let timer: NodeJS.Timeout | undefined;
+  app.addHook('onReady', async () => {
+    await run();
+    timer = setInterval(() => void run(), PURGE_INTERVAL_MS).unref();
+  });
+  app.addHook('onClose', async () => clearInterval(timer));
+}

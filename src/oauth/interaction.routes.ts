@@ -1,0 +1,166 @@
+// The pages oidc-provider sends a person to during /oauth/authorize: sign in, then consent.
+// The interaction cookie (signed, SameSite=Lax, path-scoped) ties the browser to the
+// interaction; the forms also carry our CSRF token.
+import formbody from '@fastify/formbody';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type Provider from 'oidc-provider';
+import type { Config } from '../config.ts';
+import type { Db } from '../db/database.ts';
+import { findUserById } from '../users/users.repo.ts';
+import { html } from '../web/html.ts';
+import {
+  csrfToken,
+  csrfValid,
+  sessionUserId,
+  signIn,
+  SIGN_IN_FAILED,
+  signInLimited,
+  startSession,
+} from '../web/sessions.logic.ts';
+import { consentPage, expiredPage, signInPage } from './pages.ts';
+
+type Params = { Params: { uid: string } };
+type Form = { Body: { username?: string; password?: string; csrf?: string } | undefined };
+type InteractionResult = Parameters<Provider['interactionResult']>[2];
+
+interface Deps {
+  provider: Provider;
+  db: Db;
+  config: Config;
+}
+
+/**
+ * The CSP `form-action` source for the client's redirect URI. Chromium applies form-action to
+ * the redirects that follow a form POST, and Allow/Deny/sign-in end in a redirect to the
+ * client, so 'self' alone would block them.
+ */
+function redirectSource(redirectUri: unknown): string | undefined {
+  const url = typeof redirectUri === 'string' ? URL.parse(redirectUri) : null;
+  if (!url) return undefined;
+  if (url.protocol === 'http:' || url.protocol === 'https:') return url.origin;
+  return /^[a-z][a-z0-9+.-]*:$/i.test(url.protocol) ? url.protocol : undefined; // native apps' schemes
+}
+
+function sendHtml(reply: FastifyReply, status: number, body: string, redirectUri?: unknown) {
+  const source = redirectSource(redirectUri);
+  const csp = reply.getHeader('content-security-policy');
+  if (source && typeof csp === 'string') {
+    void reply.header('content-security-policy', csp.replace("form-action 'self'", `form-action 'self' ${source}`));
+  }
+  return reply.code(status).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(body);
+}
+
+export async function interactionRoutes(app: FastifyInstance, { provider, db, config }: Deps) {
+  await app.register(formbody);
+  const hide = { schema: { hide: true } };
+
+  // The interaction bound to this browser's cookie, checked against the URL. Any failure
+  // (cookie missing or expired, another uid) is the same plain page.
+  const load = async (request: FastifyRequest<Params>, reply: FastifyReply) => {
+    try {
+      const details = await provider.interactionDetails(request.raw, reply.raw);
+      if (details.uid !== request.params.uid) return undefined;
+      const client = await provider.Client.find(String(details.params.client_id));
+      if (!client) return undefined;
+      return { details, client, clientName: client.clientName ?? client.clientId };
+    } catch {
+      return undefined;
+    }
+  };
+  const expired = (reply: FastifyReply) => sendHtml(reply, 400, expiredPage());
+
+  const finish = async (request: FastifyRequest, reply: FastifyReply, result: InteractionResult) => {
+    // interactionFinished() would write to the raw response itself; interactionResult() returns
+    // the URL and leaves the reply to fastify. 303: RFC 9700 4.12, never 307 after a POST.
+    const to = await provider.interactionResult(request.raw, reply.raw, result);
+    return reply.code(303).header('cache-control', 'no-store').redirect(to);
+  };
+
+  const signInForm = (
+    request: FastifyRequest<Params>,
+    reply: FastifyReply,
+    clientName: string,
+    extra: { username?: string; error?: string } = {},
+  ) =>
+    signInPage({
+      action: `/oauth/interaction/${request.params.uid}/login`,
+      csrf: csrfToken(request, reply, config.baseUrl, config.secretKey),
+      intro: html`<strong>${clientName}</strong> wants to use your Waypost account. Sign in to continue.`,
+      ...extra,
+    });
+
+  app.get<Params>('/oauth/interaction/:uid', hide, async (request, reply) => {
+    const it = await load(request, reply);
+    if (!it) return expired(reply);
+    const { details, client, clientName } = it;
+    if (details.prompt.name === 'login') {
+      // Signed in on the web pages already (e.g. at /account): no second sign-in.
+      const userId = await sessionUserId(db, request);
+      if (userId) return finish(request, reply, { login: { accountId: userId } });
+      return sendHtml(reply, 200, signInForm(request, reply, clientName), details.params.redirect_uri);
+    }
+    const user = details.session?.accountId ? await findUserById(db, details.session.accountId) : undefined;
+    if (details.prompt.name !== 'consent' || !user) return expired(reply);
+    return sendHtml(
+      reply,
+      200,
+      consentPage({
+        uid: details.uid,
+        csrf: csrfToken(request, reply, config.baseUrl, config.secretKey),
+        clientName,
+        clientUri: client.clientUri,
+        username: user.username,
+        permissions: (details.prompt.details.missingOIDCScope as string[] | undefined) ?? [],
+      }),
+      details.params.redirect_uri,
+    );
+  });
+
+  app.post<Params & Form>('/oauth/interaction/:uid/login', hide, async (request, reply) => {
+    const it = await load(request, reply);
+    if (!it || it.details.prompt.name !== 'login') return expired(reply);
+    const form = request.body ?? {};
+    const redirectUri = it.details.params.redirect_uri;
+    if (!csrfValid(request, config.baseUrl, config.secretKey, form.csrf)) return expired(reply);
+    const username = String(form.username ?? '');
+    const result = await signIn(db, username, String(form.password ?? ''), request.ip);
+    if (!result.ok) {
+      const limited = result.reason === 'limited';
+      if (limited) void reply.header('retry-after', String(result.retryAfterSeconds));
+      const error = limited ? signInLimited(result.retryAfterSeconds) : SIGN_IN_FAILED;
+      return sendHtml(
+        reply,
+        limited ? 429 : 401,
+        signInForm(request, reply, it.clientName, { username, error }),
+        redirectUri,
+      );
+    }
+    await startSession(db, request, reply, config.baseUrl, result.user.id);
+    return finish(request, reply, { login: { accountId: result.user.id } });
+  });
+
+  app.post<Params & Form>('/oauth/interaction/:uid/confirm', hide, async (request, reply) => {
+    const it = await load(request, reply);
+    const accountId = it?.details.session?.accountId;
+    if (!it || it.details.prompt.name !== 'consent' || !accountId) return expired(reply);
+    if (!csrfValid(request, config.baseUrl, config.secretKey, request.body?.csrf)) return expired(reply);
+    const { details } = it;
+    const grant = details.grantId
+      ? await provider.Grant.find(details.grantId)
+      : new provider.Grant({ accountId, clientId: String(details.params.client_id) });
+    if (!grant) return expired(reply);
+    // Plain OAuth scopes (no resource indicators) live in the grant's "OIDC scope" bucket, so
+    // addOIDCScope is the right call despite its name. Only what was asked for and is missing.
+    const missing = details.prompt.details.missingOIDCScope as string[] | undefined;
+    if (missing?.length) grant.addOIDCScope(missing.join(' '));
+    const grantId = await grant.save();
+    return finish(request, reply, { consent: { grantId } });
+  });
+
+  app.post<Params & Form>('/oauth/interaction/:uid/abort', hide, async (request, reply) => {
+    const it = await load(request, reply);
+    if (!it) return expired(reply);
+    if (!csrfValid(request, config.baseUrl, config.secretKey, request.body?.csrf)) return expired(reply);
+    return finish(request, reply, { error: 'access_denied', error_description: 'The person denied the request.' });
+  });
+}

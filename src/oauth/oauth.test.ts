@@ -1,0 +1,378 @@
+// The authorization server end to end, driven by oauth4webapi (a strict client that checks
+// state, iss and PKCE) against the real app on a loopback port. docs/oauth.md maps RFC 9700
+// items to these tests.
+import * as oauth from 'oauth4webapi';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Browser, runFlow } from '../../test/browser.ts';
+import { createTestUser } from '../../test/helpers.ts';
+import { listeningTestApp } from '../../test/server.ts';
+import { sha256Hex } from '../lib/crypto.ts';
+import { bearerResolver } from './bearer.ts';
+import { addClient } from './clients.logic.ts';
+
+const REDIRECT = 'http://127.0.0.1:1/callback'; // never contacted: the flow stops there
+const insecure = { [oauth.allowInsecureRequests]: true } as const; // plain http on loopback
+const publicAuth = oauth.None();
+
+let t: Awaited<ReturnType<typeof listeningTestApp>>;
+let as: oauth.AuthorizationServer;
+let client: oauth.Client;
+let person: { id: string; username: string; password: string };
+let rs: { client: oauth.Client; auth: oauth.ClientAuth };
+let resolve: ReturnType<typeof bearerResolver>;
+
+beforeAll(async () => {
+  t = await listeningTestApp();
+  person = await createTestUser(t.database, { username: 'alice', password: 'correct horse battery' });
+  resolve = bearerResolver(t.app.oauthProvider);
+
+  // RFC 8414 discovery, as a strict client does it.
+  const issuer = new URL(t.baseUrl);
+  as = await oauth.processDiscoveryResponse(
+    issuer,
+    await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }),
+  );
+
+  // RFC 7591 dynamic registration of a public client.
+  const registration = await fetch(as.registration_endpoint!, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ client_name: 'Test <App>', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }),
+  });
+  expect(registration.status).toBe(201);
+  const registered = (await registration.json()) as { client_id: string; client_secret?: string };
+  expect(registered.client_secret).toBeUndefined();
+  client = { client_id: registered.client_id, token_endpoint_auth_method: 'none' };
+
+  // A confidential client (a resource server) that may introspect, made as `waypost client add` does.
+  const confidential = await addClient(t.app.oauthProvider, t.database.db, t.config.secretKey, {
+    name: 'Resource server',
+    redirectUris: ['https://rs.example/callback'],
+    confidential: true,
+  });
+  rs = { client: { client_id: confidential.clientId }, auth: oauth.ClientSecretBasic(confidential.clientSecret!) };
+});
+afterAll(() => t.close());
+
+interface AuthorizeOptions {
+  scope?: string;
+  browser?: Browser;
+  decision?: 'allow' | 'deny';
+  extra?: Record<string, string>;
+  redirectUri?: string;
+}
+
+async function authorize(o: AuthorizeOptions = {}) {
+  const verifier = oauth.generateRandomCodeVerifier();
+  const state = oauth.generateRandomState();
+  const url = new URL(as.authorization_endpoint!);
+  url.search = new URLSearchParams({
+    client_id: client.client_id,
+    redirect_uri: o.redirectUri ?? REDIRECT,
+    response_type: 'code',
+    scope: o.scope ?? 'get_private_scope create_post',
+    state,
+    code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+    ...o.extra,
+  }).toString();
+  const browser = o.browser ?? new Browser();
+  const flow = await runFlow(browser, url.href, {
+    redirectUri: REDIRECT,
+    username: person.username,
+    password: person.password,
+    decision: o.decision ?? 'allow',
+  });
+  return { ...flow, verifier, state, browser };
+}
+
+async function codeFlow(o: AuthorizeOptions = {}) {
+  const a = await authorize(o);
+  expect(a.callback, JSON.stringify(a.stopped)).toBeDefined();
+  const params = oauth.validateAuthResponse(as, client, a.callback!, a.state); // checks state and iss
+  const response = await oauth.authorizationCodeGrantRequest(
+    as,
+    client,
+    publicAuth,
+    params,
+    REDIRECT,
+    a.verifier,
+    insecure,
+  );
+  expect(response.headers.get('cache-control')).toBe('no-store');
+  const tokens = await oauth.processAuthorizationCodeResponse(as, client, response);
+  return { ...a, params, tokens };
+}
+
+async function refresh(refreshToken: string) {
+  const response = await oauth.refreshTokenGrantRequest(as, client, publicAuth, refreshToken, insecure);
+  expect(response.headers.get('cache-control')).toBe('no-store');
+  return oauth.processRefreshTokenResponse(as, client, response);
+}
+
+async function oauthError(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+  } catch (error) {
+    if (error instanceof oauth.ResponseBodyError || error instanceof oauth.AuthorizationResponseError) {
+      return error.error;
+    }
+    throw error;
+  }
+  throw new Error('expected an OAuth error');
+}
+
+describe('metadata and registration', () => {
+  it('serves RFC 8414 metadata without OpenID fields', async () => {
+    expect(as.issuer).toBe(t.baseUrl);
+    expect(as.authorization_endpoint).toBe(`${t.baseUrl}/oauth/authorize`);
+    expect(as.token_endpoint).toBe(`${t.baseUrl}/oauth/token`);
+    expect(as.revocation_endpoint).toBe(`${t.baseUrl}/oauth/revoke`);
+    expect(as.introspection_endpoint).toBe(`${t.baseUrl}/oauth/introspect`);
+    expect(as.registration_endpoint).toBe(`${t.baseUrl}/oauth/register`);
+    expect(as.response_types_supported).toEqual(['code']);
+    expect(as.grant_types_supported).toEqual(['authorization_code', 'refresh_token']);
+    expect(as.code_challenge_methods_supported).toEqual(['S256']);
+    expect(as.authorization_response_iss_parameter_supported).toBe(true);
+    expect(as.scopes_supported).toEqual([
+      'get_private_scope',
+      'create_post',
+      'get_services',
+      'create_service',
+      'delete_service',
+      'manage_groups',
+      'upload_media',
+      'write_locations',
+      'get_settings',
+      'update_settings',
+      'get_views',
+      'manage_views',
+    ]);
+    expect(as.token_endpoint_auth_methods_supported).toEqual(['none', 'client_secret_basic']);
+    expect(as.jwks_uri).toBeUndefined();
+    expect(as.userinfo_endpoint).toBeUndefined();
+    expect((await fetch(`${t.baseUrl}/.well-known/openid-configuration`)).status).toBe(404);
+  });
+
+  it('oidc-provider responses carry X-Request-Id and the security headers, and are counted', async () => {
+    const response = await fetch(`${t.baseUrl}/.well-known/oauth-authorization-server`, {
+      headers: { 'x-request-id': 'trace-me-1' },
+    });
+    expect(response.headers.get('x-request-id')).toBe('trace-me-1');
+    expect(response.headers.get('x-frame-options')).toBe('DENY');
+    expect(response.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    const metrics = await (await fetch(`${t.baseUrl}/metrics`)).text();
+    expect(metrics).toMatch(
+      /http_requests_total\{method="GET",route="\/.well-known\/oauth-authorization-server",status_code="200"\} \d+/,
+    );
+  });
+
+  it('registration refuses confidential clients', async () => {
+    const response = await fetch(as.registration_endpoint!, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ redirect_uris: [REDIRECT], token_endpoint_auth_method: 'client_secret_basic' }),
+    });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: string }).error).toBe('invalid_client_metadata');
+  });
+});
+
+describe('the authorization code flow', () => {
+  it('sign-in, consent, code, tokens; the API sees exactly the granted permissions', async () => {
+    const { pages, params, tokens } = await codeFlow();
+    expect(pages).toEqual(['login', 'consent']);
+    expect(params.get('iss')).toBe(t.baseUrl);
+    expect(tokens.token_type).toBe('bearer');
+    expect(tokens.expires_in).toBe(3600);
+    expect(tokens.refresh_token).toBeTypeOf('string');
+    expect(tokens.id_token).toBeUndefined();
+    expect(tokens.scope?.split(' ').sort()).toEqual(['create_post', 'get_private_scope']);
+    const auth = await resolve(tokens.access_token);
+    expect(auth).toMatchObject({ userId: person.id, clientId: client.client_id });
+    expect([...auth!.permissions].sort()).toEqual(['create_post', 'get_private_scope']);
+  });
+
+  it('stores only hashes of access tokens, refresh tokens and codes', async () => {
+    const { params, tokens } = await codeFlow();
+    const rows = await t.database.db.selectFrom('oauth_entities').selectAll().execute();
+    const dump = JSON.stringify(rows);
+    for (const secret of [tokens.access_token, tokens.refresh_token!, params.get('code')!]) {
+      expect(dump).not.toContain(secret);
+    }
+    expect(rows.some((row) => row.kind === 'AccessToken' && row.id === sha256Hex(tokens.access_token))).toBe(true);
+  });
+
+  it('an existing grant skips consent (same browser: no page; new browser: sign-in only)', async () => {
+    const first = await codeFlow({ scope: 'get_views' });
+    expect(first.pages).toEqual(['login', 'consent']);
+    expect((await codeFlow({ scope: 'get_views', browser: first.browser })).pages).toEqual([]);
+    expect((await codeFlow({ scope: 'get_views' })).pages).toEqual(['login']);
+    // A new permission asks again, for that one only.
+    expect((await codeFlow({ scope: 'get_views manage_views', browser: first.browser })).pages).toEqual(['consent']);
+  });
+
+  it('Deny redirects with access_denied, state and iss', async () => {
+    const a = await authorize({ decision: 'deny', scope: 'manage_groups' }); // not granted before
+    expect(a.pages).toEqual(['login', 'consent']);
+    expect(a.callback!.searchParams.get('error')).toBe('access_denied');
+    expect(a.callback!.searchParams.get('state')).toBe(a.state);
+    expect(a.callback!.searchParams.get('iss')).toBe(t.baseUrl);
+    const validate = Promise.resolve().then(() => oauth.validateAuthResponse(as, client, a.callback!, a.state));
+    expect(await oauthError(validate)).toBe('access_denied');
+  });
+});
+
+describe('refusals (RFC 9700)', () => {
+  it('a replayed code is invalid_grant and revokes what the first use issued', async () => {
+    const a = await authorize();
+    const params = oauth.validateAuthResponse(as, client, a.callback!, a.state);
+    const redeem = () =>
+      oauth.authorizationCodeGrantRequest(as, client, publicAuth, params, REDIRECT, a.verifier, insecure);
+    const first = await oauth.processAuthorizationCodeResponse(as, client, await redeem());
+    expect(await oauthError(redeem().then((r) => oauth.processAuthorizationCodeResponse(as, client, r)))).toBe(
+      'invalid_grant',
+    );
+    expect(await resolve(first.access_token)).toBeUndefined();
+    expect(await oauthError(refresh(first.refresh_token!))).toBe('invalid_grant');
+  });
+
+  it('a wrong PKCE verifier is invalid_grant', async () => {
+    const a = await authorize();
+    const params = oauth.validateAuthResponse(as, client, a.callback!, a.state);
+    const other = oauth.generateRandomCodeVerifier();
+    const response = await oauth.authorizationCodeGrantRequest(
+      as,
+      client,
+      publicAuth,
+      params,
+      REDIRECT,
+      other,
+      insecure,
+    );
+    expect(await oauthError(oauth.processAuthorizationCodeResponse(as, client, response))).toBe('invalid_grant');
+  });
+
+  it('a missing PKCE challenge is invalid_request', async () => {
+    const a = await authorize({ extra: { code_challenge: '', code_challenge_method: '' } });
+    expect(a.callback!.searchParams.get('error')).toBe('invalid_request');
+    expect(a.pages).toEqual([]);
+  });
+
+  it('code_challenge_method=plain is invalid_request, with state and iss', async () => {
+    const a = await authorize({ extra: { code_challenge: 'x'.repeat(43), code_challenge_method: 'plain' } });
+    expect(a.callback!.searchParams.get('error')).toBe('invalid_request');
+    expect(a.callback!.searchParams.get('state')).toBe(a.state);
+    expect(a.callback!.searchParams.get('iss')).toBe(t.baseUrl);
+  });
+
+  it('response_type=token is unsupported_response_type', async () => {
+    const a = await authorize({ extra: { response_type: 'token' } });
+    // The error goes to the fragment, the default response mode of response_type=token.
+    expect(new URLSearchParams(a.callback!.hash.slice(1)).get('error')).toBe('unsupported_response_type');
+    expect(a.callback!.searchParams.get('code')).toBeNull();
+  });
+
+  it('scope openid is invalid_scope (no OpenID Connect here)', async () => {
+    const a = await authorize({ scope: 'openid get_views' });
+    expect(a.callback!.searchParams.get('error')).toBe('invalid_scope');
+  });
+
+  it('grant_type=password is unsupported_grant_type', async () => {
+    const response = await oauth.genericTokenEndpointRequest(
+      as,
+      client,
+      publicAuth,
+      'password',
+      { username: person.username, password: person.password },
+      insecure,
+    );
+    expect(await oauthError(oauth.processGenericTokenEndpointResponse(as, client, response))).toBe(
+      'unsupported_grant_type',
+    );
+  });
+
+  // Each near miss of the registered http://127.0.0.1:1/callback.
+  it.each([
+    ['trailing slash', 'http://127.0.0.1:1/callback/'],
+    ['case of the path', 'http://127.0.0.1:1/Callback'],
+    ['case of the scheme and host', 'HTTP://127.0.0.1:1/callback'.replace('127.0.0.1', 'LOCALHOST')],
+    ['extra query', 'http://127.0.0.1:1/callback?x=1'],
+    ['path suffix', 'http://127.0.0.1:1/callback/evil'],
+    ['path prefix only', 'http://127.0.0.1:1/call'],
+    ['userinfo', 'http://evil@127.0.0.1:1/callback'],
+    ['fragment', 'http://127.0.0.1:1/callback#x'],
+    ['other port', 'http://127.0.0.1:2/callback'],
+    ['other host', 'http://127.0.0.2:1/callback'],
+    ['https', 'https://127.0.0.1:1/callback'],
+    ['escaped markup', 'http://127.0.0.1:1/callback?x=<script>alert(1)</script>'],
+  ])('a redirect_uri with a %s is refused on a page, never redirected to', async (_name, redirectUri) => {
+    const a = await authorize({ redirectUri });
+    expect(a.callback).toBeUndefined();
+    expect(a.pages).toEqual([]);
+    expect(a.stopped!.status).toBe(400);
+    expect(a.stopped!.location).toBeNull();
+    expect(a.stopped!.body).toContain('invalid_redirect_uri');
+    expect(a.stopped!.body).not.toContain('<script>');
+  });
+});
+
+describe('refresh tokens', () => {
+  it('rotate on every use; reusing a spent one revokes the whole grant', async () => {
+    const { tokens } = await codeFlow();
+    const r1 = await refresh(tokens.refresh_token!);
+    expect(r1.refresh_token).toBeTypeOf('string');
+    expect(r1.refresh_token).not.toBe(tokens.refresh_token);
+    const r2 = await refresh(r1.refresh_token!);
+    expect(await resolve(r2.access_token)).toBeDefined();
+    // The spent r1 comes back (say, from a thief): invalid_grant, and everything of the grant dies.
+    expect(await oauthError(refresh(r1.refresh_token!))).toBe('invalid_grant');
+    expect(await oauthError(refresh(r2.refresh_token!))).toBe('invalid_grant');
+    expect(await resolve(r2.access_token)).toBeUndefined();
+  });
+});
+
+describe('revocation (RFC 7009) and introspection (RFC 7662)', () => {
+  async function introspect(token: string, who: 'rs' | 'public') {
+    const response =
+      who === 'rs'
+        ? await oauth.introspectionRequest(as, rs.client, rs.auth, token, insecure)
+        : await oauth.introspectionRequest(as, client, publicAuth, token, insecure);
+    expect(response.headers.get('cache-control')).toBe('no-store');
+    return oauth.processIntrospectionResponse(as, who === 'rs' ? rs.client : client, response);
+  }
+
+  it('introspection answers authenticated (confidential) callers only', async () => {
+    const { tokens } = await codeFlow({ scope: 'get_services' });
+    expect(await introspect(tokens.access_token, 'rs')).toMatchObject({
+      active: true,
+      client_id: client.client_id,
+      sub: person.id,
+      scope: 'get_services',
+    });
+    expect((await introspect(tokens.access_token, 'public')).active).toBe(false);
+    const wrong = oauth.ClientSecretBasic('wrong');
+    const bad = await oauth.introspectionRequest(as, rs.client, wrong, tokens.access_token, insecure);
+    expect(bad.status).toBe(401);
+  });
+
+  it('revoking the access token ends it; unknown tokens get 200 too', async () => {
+    const { tokens } = await codeFlow({ scope: 'get_services' });
+    const revoke = (token: string) =>
+      oauth.revocationRequest(as, client, publicAuth, token, insecure).then(oauth.processRevocationResponse);
+    await revoke(tokens.access_token);
+    expect(await resolve(tokens.access_token)).toBeUndefined();
+    expect((await introspect(tokens.access_token, 'rs')).active).toBe(false);
+    await revoke('no-such-token');
+  });
+
+  it('revoking the refresh token ends the grant', async () => {
+    const { tokens } = await codeFlow({ scope: 'create_post' });
+    const hint = { ...insecure, additionalParameters: { token_type_hint: 'refresh_token' } };
+    await oauth.processRevocationResponse(
+      await oauth.revocationRequest(as, client, publicAuth, tokens.refresh_token!, hint),
+    );
+    expect(await oauthError(refresh(tokens.refresh_token!))).toBe('invalid_grant');
+    expect(await resolve(tokens.access_token)).toBeUndefined();
+  });
+});

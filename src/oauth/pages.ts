@@ -1,0 +1,113 @@
+// The authorization server's pages: sign-in, consent, and the error page oidc-provider shows
+// when it cannot safely redirect. No scripts; every interpolated value is escaped (html``).
+import type { ErrorOut, KoaContextWithOIDC } from 'oidc-provider';
+import { html, page, type Html } from '../web/html.ts';
+import { PERMISSIONS, isPermission } from './permissions.ts';
+
+// Friendly words for the errors a person can meet in the browser. The error_description may
+// echo request input (a redirect_uri), so it is shown only escaped.
+const FRIENDLY: Record<string, string> = {
+  invalid_request: 'The app sent an invalid request.',
+  invalid_client: 'The app is not known here.',
+  invalid_redirect_uri: 'The app asked to send you back to an address it has not registered.',
+  unsupported_response_type: 'The app asked for something this server does not do.',
+  invalid_scope: 'The app asked for a permission that does not exist.',
+  access_denied: 'Access was denied.',
+  server_error: 'Something went wrong on our side.',
+};
+
+/** oidc-provider's renderError: used when the requester wants HTML and no redirect is safe. */
+export async function renderError(ctx: KoaContextWithOIDC, out: ErrorOut, _error: Error): Promise<void> {
+  ctx.type = 'text/html; charset=utf-8';
+  ctx.set('cache-control', 'no-store');
+  const friendly = FRIENDLY[out.error] ?? 'The request could not be completed.';
+  const description = out.error_description && out.error !== 'server_error' ? out.error_description : undefined;
+  ctx.body = page(
+    'Sign-in request failed',
+    html`<h1>Sign-in request failed</h1>
+      <p>${friendly}</p>
+      <p><code>${out.error}</code>${description ? html`: ${description}` : ''}</p>
+      <p>You can close this page and go back to the app.</p>`,
+  );
+}
+
+export interface SignInForm {
+  action: string;
+  csrf: string;
+  /** Shown above the form, e.g. which app asks. */
+  intro?: Html | string;
+  username?: string;
+  error?: string;
+}
+
+export function signInPage(form: SignInForm): string {
+  return page(
+    'Sign in',
+    html`<h1>Sign in to Waypost</h1>
+      ${form.intro ? html`<p>${form.intro}</p>` : ''}
+      ${form.error ? html`<p class="error" role="alert">${form.error}</p>` : ''}
+      <form method="post" action="${form.action}">
+        <input type="hidden" name="csrf" value="${form.csrf}" />
+        <label for="username">Username</label>
+        <input
+          id="username"
+          name="username"
+          required
+          autocomplete="username"
+          autocapitalize="none"
+          value="${form.username ?? ''}"
+        />
+        <label for="password">Password</label>
+        <input id="password" name="password" type="password" required autocomplete="current-password" />
+        <button type="submit">Sign in</button>
+      </form>`,
+  );
+}
+
+export interface ConsentForm {
+  uid: string;
+  csrf: string;
+  clientName: string;
+  clientUri?: string | undefined;
+  username: string;
+  permissions: string[];
+}
+
+export function consentPage(form: ConsentForm): string {
+  const items = form.permissions
+    .filter(isPermission)
+    .map((name) => html`<li>${PERMISSIONS[name]} <small>(<code>${name}</code>)</small></li>`);
+  return page(
+    `Allow ${form.clientName}?`,
+    html`<h1>Allow ${form.clientName} to use your account?</h1>
+      <p>
+        You are signed in as <strong>${form.username}</strong>. The app <strong>${form.clientName}</strong>
+        ${form.clientUri ? html`(<code>${form.clientUri}</code>)` : ''} asks for
+        ${items.length === 0 ? 'no permissions beyond knowing who you are.' : 'these permissions:'}
+      </p>
+      ${
+        items.length > 0
+          ? html`<ul aria-label="Requested permissions">
+              ${items}
+            </ul>`
+          : ''
+      }
+      <p>You can revoke this at any time on your <a href="/account">account page</a>.</p>
+      <form method="post" action="/oauth/interaction/${form.uid}/confirm">
+        <input type="hidden" name="csrf" value="${form.csrf}" />
+        <button type="submit">Allow</button>
+      </form>
+      <form method="post" action="/oauth/interaction/${form.uid}/abort">
+        <input type="hidden" name="csrf" value="${form.csrf}" />
+        <button type="submit">Deny</button>
+      </form>`,
+  );
+}
+
+export function expiredPage(): string {
+  return page(
+    'Sign-in expired',
+    html`<h1>This sign-in has expired</h1>
+      <p>Go back to the app and start again.</p>`,
+  );
+}

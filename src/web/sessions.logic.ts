@@ -1,0 +1,159 @@
+// Web sessions for the sign-in, consent and account pages: a random id in an HttpOnly,
+// SameSite=Lax cookie (Secure over https), stored only as its SHA-256, rotated on every
+// sign-in. API routes never read cookies: they take bearer tokens only.
+import { createHmac } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Db } from '../db/database.ts';
+import { deriveKey, randomToken, safeEqual, sha256Hex } from '../lib/crypto.ts';
+import { nowMs } from '../lib/time.ts';
+import { usernameKey } from '../users/users.rules.ts';
+import { authenticate, type User } from '../users/users.logic.ts';
+import {
+  countFailures,
+  deleteFailures,
+  deleteSession,
+  findSessionUserId,
+  insertFailures,
+  insertSession,
+  oldestFailure,
+} from './sessions.repo.ts';
+
+export const SESSION_COOKIE = 'wp_session';
+export const CSRF_COOKIE = 'wp_csrf';
+export const SESSION_TTL_MS = 14 * 24 * 60 * 60 * 1000;
+
+/** Reads one cookie from the Cookie header. */
+export function readCookie(request: FastifyRequest, name: string): string | undefined {
+  for (const part of (request.headers.cookie ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}
+
+function isHttps(request: FastifyRequest, baseUrl: string): boolean {
+  return request.protocol === 'https' || baseUrl.startsWith('https:');
+}
+
+export function setCookie(
+  reply: FastifyReply,
+  request: FastifyRequest,
+  baseUrl: string,
+  name: string,
+  value: string,
+  maxAgeSeconds: number,
+): void {
+  const attributes = [`${name}=${value}`, 'Path=/', 'HttpOnly', 'SameSite=Lax', `Max-Age=${maxAgeSeconds}`];
+  if (isHttps(request, baseUrl)) attributes.push('Secure');
+  const existing = reply.getHeader('set-cookie');
+  const list = existing === undefined ? [] : [existing].flat().map(String);
+  void reply.header('set-cookie', [...list, attributes.join('; ')]);
+}
+
+/** The signed-in user's id for this request's session cookie, if any. */
+export async function sessionUserId(db: Db, request: FastifyRequest): Promise<string | undefined> {
+  const token = readCookie(request, SESSION_COOKIE);
+  return token ? findSessionUserId(db, sha256Hex(token), nowMs()) : undefined;
+}
+
+/** Starts a session for the user, ending the one this browser had (rotation on sign-in). */
+export async function startSession(
+  db: Db,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  baseUrl: string,
+  userId: string,
+): Promise<void> {
+  const old = readCookie(request, SESSION_COOKIE);
+  if (old) await deleteSession(db, sha256Hex(old));
+  const token = randomToken(32);
+  const now = nowMs();
+  await insertSession(db, {
+    user_id: userId,
+    id_hash: sha256Hex(token),
+    created_at: now,
+    expires_at: now + SESSION_TTL_MS,
+  });
+  setCookie(reply, request, baseUrl, SESSION_COOKIE, token, SESSION_TTL_MS / 1000);
+}
+
+export async function endSession(db: Db, request: FastifyRequest, reply: FastifyReply, baseUrl: string): Promise<void> {
+  const token = readCookie(request, SESSION_COOKIE);
+  if (token) await deleteSession(db, sha256Hex(token));
+  setCookie(reply, request, baseUrl, SESSION_COOKIE, '', 0);
+}
+
+// --- CSRF: a signed double-submit token. The random wp_csrf cookie (SameSite=Lax, HttpOnly) is
+// bound to each form by an HMAC; a cross-site page can neither read the cookie nor forge the
+// field. Pages also refuse POSTs whose Origin is another site.
+
+function csrfFor(secretKey: Buffer, cookie: string): string {
+  return createHmac('sha256', deriveKey(secretKey, 'csrf')).update(cookie).digest('base64url');
+}
+
+/** The form token for this browser, setting the cookie when it has none. */
+export function csrfToken(request: FastifyRequest, reply: FastifyReply, baseUrl: string, secretKey: Buffer): string {
+  let cookie = readCookie(request, CSRF_COOKIE);
+  if (!cookie || !/^[A-Za-z0-9_-]{43}$/.test(cookie)) {
+    cookie = randomToken(32);
+    setCookie(reply, request, baseUrl, CSRF_COOKIE, cookie, 24 * 60 * 60);
+    // The same request may render the token before the browser stores the cookie.
+    request.headers.cookie = `${request.headers.cookie ? request.headers.cookie + '; ' : ''}${CSRF_COOKIE}=${cookie}`;
+  }
+  return csrfFor(secretKey, cookie);
+}
+
+/** Whether a form POST carries this browser's token and comes from our own origin. */
+export function csrfValid(request: FastifyRequest, baseUrl: string, secretKey: Buffer, token: unknown): boolean {
+  const origin = request.headers.origin;
+  if (origin !== undefined && origin !== new URL(baseUrl).origin) return false;
+  const cookie = readCookie(request, CSRF_COOKIE);
+  return typeof token === 'string' && cookie !== undefined && safeEqual(token, csrfFor(secretKey, cookie));
+}
+
+// --- sign-in with rate limits per account and per IP, counted in the database.
+
+export const FAILURE_WINDOW_MS = 15 * 60 * 1000;
+export const ACCOUNT_FAILURE_LIMIT = 5;
+export const IP_FAILURE_LIMIT = 20;
+
+export type SignInResult =
+  | { ok: true; user: User }
+  | { ok: false; reason: 'invalid' }
+  | { ok: false; reason: 'limited'; retryAfterSeconds: number };
+
+/**
+ * Checks a username and password. Failures count against the account name (whether or not it
+ * exists, so the limit itself says nothing) and the client's IP; past a limit, the password is
+ * not even checked until the window moves on.
+ */
+export async function signIn(db: Db, username: string, password: string, ip: string): Promise<SignInResult> {
+  const now = nowMs();
+  const since = now - FAILURE_WINDOW_MS;
+  const accountKey = sha256Hex(`account:${usernameKey(username)}`);
+  const ipKey = sha256Hex(`ip:${ip}`);
+  for (const [key, limit] of [
+    [accountKey, ACCOUNT_FAILURE_LIMIT],
+    [ipKey, IP_FAILURE_LIMIT],
+  ] as const) {
+    if ((await countFailures(db, key, since)) >= limit) {
+      const oldest = (await oldestFailure(db, key, since)) ?? now;
+      return {
+        ok: false,
+        reason: 'limited',
+        retryAfterSeconds: Math.max(1, Math.ceil((oldest + FAILURE_WINDOW_MS - now) / 1000)),
+      };
+    }
+  }
+  const user = await authenticate(db, username, password);
+  if (!user) {
+    await insertFailures(db, [accountKey, ipKey], now);
+    return { ok: false, reason: 'invalid' };
+  }
+  await deleteFailures(db, accountKey);
+  return { ok: true, user };
+}
+
+export const SIGN_IN_FAILED = 'The username or password is wrong.';
+export const signInLimited = (seconds: number) =>
+  `Too many failed sign-ins. Try again in ${Math.ceil(seconds / 60)} minute${seconds > 60 ? 's' : ''}.`;

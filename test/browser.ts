@@ -1,0 +1,103 @@
+// A tiny browser for OAuth tests: a path-aware cookie jar, no automatic redirects, and a
+// runner that walks sign-in and consent like a person would. (The same pages in real
+// Chromium: src/oauth/browser.test.ts.)
+export class Browser {
+  private jar = new Map<string, { value: string; path: string }>(); // key: name + '\0' + path
+
+  async request(url: string, init: { form?: Record<string, string>; origin?: string } = {}): Promise<Response> {
+    const u = new URL(url);
+    const cookie = [...this.jar.entries()]
+      .filter(
+        ([, c]) => c.path === '/' || u.pathname === c.path || u.pathname.startsWith(`${c.path.replace(/\/$/, '')}/`),
+      )
+      .map(([key, c]) => `${key.split('\0')[0]}=${c.value}`)
+      .join('; ');
+    const headers: Record<string, string> = { accept: 'text/html' };
+    if (cookie) headers.cookie = cookie;
+    let body: string | undefined;
+    if (init.form) {
+      headers['content-type'] = 'application/x-www-form-urlencoded';
+      headers.origin = init.origin ?? u.origin;
+      body = new URLSearchParams(init.form).toString();
+    }
+    const response = await fetch(u, { method: body ? 'POST' : 'GET', headers, body, redirect: 'manual' });
+    for (const line of response.headers.getSetCookie()) this.store(line);
+    return response;
+  }
+
+  cookieNames(): string[] {
+    return [...this.jar.keys()].map((key) => key.split('\0')[0]!);
+  }
+
+  private store(line: string): void {
+    const [pair = '', ...attributes] = line.split(';');
+    const eq = pair.indexOf('=');
+    const name = pair.slice(0, eq).trim();
+    const value = pair.slice(eq + 1).trim();
+    let path = '/';
+    let expired = value === '';
+    for (const attribute of attributes) {
+      const [k = '', v = ''] = attribute.trim().split('=');
+      if (k.toLowerCase() === 'path') path = v;
+      if (k.toLowerCase() === 'expires' && Date.parse(v) < Date.now()) expired = true;
+      if (k.toLowerCase() === 'max-age' && Number(v) <= 0) expired = true;
+    }
+    const key = `${name}\0${path}`;
+    if (expired) this.jar.delete(key);
+    else this.jar.set(key, { value, path });
+  }
+}
+
+export interface FlowResult {
+  /** The final redirect to the client, if the flow got that far. */
+  callback?: URL;
+  /** The pages shown on the way ("login", "consent"). */
+  pages: string[];
+  /** The last response that was not a redirect, when the flow stopped on a page. */
+  stopped?: { status: number; location: string | null; body: string };
+}
+
+export function formOf(body: string): { action: string; csrf: string } | undefined {
+  const action = /<form method="post" action="([^"]+)"/.exec(body)?.[1];
+  const csrf = /name="csrf" value="([^"]+)"/.exec(body)?.[1];
+  return action && csrf ? { action: action.replaceAll('&#39;', "'").replaceAll('&amp;', '&'), csrf } : undefined;
+}
+
+/** Follows an authorization request through sign-in and consent until the client's redirect_uri. */
+export async function runFlow(
+  browser: Browser,
+  url: string,
+  opts: { redirectUri: string; username: string; password: string; decision?: 'allow' | 'deny' },
+): Promise<FlowResult> {
+  const pages: string[] = [];
+  let next = url;
+  for (let i = 0; i < 20; i++) {
+    if (next.startsWith(opts.redirectUri)) return { callback: new URL(next), pages };
+    const response = await browser.request(next);
+    const location = response.headers.get('location');
+    if (response.status >= 300 && response.status < 400 && location) {
+      next = new URL(location, next).href;
+      continue;
+    }
+    const body = await response.text();
+    const form = formOf(body);
+    if (response.status === 200 && form?.action.endsWith('/login')) {
+      pages.push('login');
+      const r = await browser.request(new URL(form.action, next).href, {
+        form: { csrf: form.csrf, username: opts.username, password: opts.password },
+      });
+      if (r.status !== 303) return { pages, stopped: { status: r.status, location: null, body: await r.text() } };
+      next = new URL(r.headers.get('location')!, next).href;
+      continue;
+    }
+    if (response.status === 200 && form?.action.endsWith('/confirm')) {
+      pages.push('consent');
+      const target = opts.decision === 'deny' ? form.action.replace(/\/confirm$/, '/abort') : form.action;
+      const r = await browser.request(new URL(target, next).href, { form: { csrf: form.csrf } });
+      next = new URL(r.headers.get('location')!, next).href;
+      continue;
+    }
+    return { pages, stopped: { status: response.status, location, body } };
+  }
+  throw new Error('too many steps');
+}
