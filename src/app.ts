@@ -19,6 +19,8 @@ import { housekeeping } from './oauth/housekeeping.ts';
 import { interactionRoutes } from './oauth/interaction.routes.ts';
 import { providerRoutes } from './oauth/provider.routes.ts';
 import { createProvider } from './oauth/provider.ts';
+import { secretsKey } from './services/secrets.ts';
+import { servicesRoutes } from './services/services.routes.ts';
 import { settingsRoutes } from './settings/settings.routes.ts';
 import { usersRoutes } from './users/users.routes.ts';
 import { viewsRoutes } from './views/views.routes.ts';
@@ -65,6 +67,7 @@ export async function buildApp({ config, database, logger }: AppDeps): Promise<F
   await app.register(postsRoutes, { db, baseUrl: config.baseUrl });
   await app.register(mediaRoutes, { db, config });
   await app.register(locationsRoutes, { db, baseUrl: config.baseUrl });
+  await app.register(servicesRoutes, { db, secretsKey: secretsKey(config.secretKey) });
   await app.register(settingsRoutes, { db });
   await app.register(viewsRoutes, { db, baseUrl: config.baseUrl });
   await app.register(infoRoutes, { config });
