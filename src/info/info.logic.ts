@@ -7,6 +7,7 @@ import { COUNT_DEFAULT, COUNT_MAX } from '../items/items.schemas.ts';
 import { LOCATION_BATCH_MAX } from '../locations/locations.schemas.ts';
 import { PERMISSIONS, PERMISSION_NAMES } from '../oauth/permissions.ts';
 import { TEXT_MAX } from '../posts/posts.schemas.ts';
+import { connectors, SERVICE_TYPES } from '../services/connectors/index.ts';
 import { VIEWS_PER_USER_MAX } from '../views/views.schemas.ts';
 import { ACCOUNT_FAILURE_LIMIT, FAILURE_WINDOW_MS, IP_FAILURE_LIMIT } from '../web/sessions.logic.ts';
 
@@ -17,6 +18,7 @@ export interface Info {
   name: string;
   version: string;
   permissions: { name: string; description: string }[];
+  service_types: { type: string; description: string; capabilities: readonly string[] }[];
   limits: {
     count_default: number;
     count_max: number;
@@ -36,6 +38,11 @@ export function info(config: Config): Info {
     name: 'Waypost',
     version: pkg.version,
     permissions: PERMISSION_NAMES.map((name) => ({ name, description: PERMISSIONS[name] })),
+    service_types: SERVICE_TYPES.map((type) => ({
+      type,
+      description: connectors[type].description,
+      capabilities: connectors[type].capabilities,
+    })),
     limits: {
       count_default: COUNT_DEFAULT,
       count_max: COUNT_MAX,

@@ -9,6 +9,16 @@ export const InfoSchema = Type.Object(
     permissions: Type.Array(Type.Object({ name: Type.String(), description: Type.String() }), {
       description: 'Every permission (OAuth2 scope) the server defines, with what it grants.',
     }),
+    service_types: Type.Array(
+      Type.Object({
+        type: Type.String({ description: 'The `type` of `POST /services`.' }),
+        description: Type.String(),
+        capabilities: Type.Array(Type.Union([Type.Literal('publish'), Type.Literal('import')]), {
+          description: '`publish`: receives posts; `import`: brings items in.',
+        }),
+      }),
+      { description: 'Every kind of outside service this server can connect.' },
+    ),
     limits: Type.Object({
       count_default: Count('`count` of the collections and view items when none is given.'),
       count_max: Count('The largest `count` accepted.'),

@@ -13,6 +13,7 @@ interface Info {
   name: string;
   version: string;
   permissions: { name: string; description: string }[];
+  service_types: { type: string; description: string; capabilities: string[] }[];
   limits: Record<string, number> & {
     rate_limits: { name: string; limit: number; window_seconds: number; per: string }[];
   };
@@ -41,7 +42,7 @@ describe('GET /info', () => {
     const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
     expect(info.name).toBe('Waypost');
     expect(info.version).toBe(pkg.version);
-    expect(Object.keys(info).sort()).toEqual(['limits', 'name', 'permissions', 'urls', 'version']);
+    expect(Object.keys(info).sort()).toEqual(['limits', 'name', 'permissions', 'service_types', 'urls', 'version']);
   });
 
   it('lists exactly the permissions the OAuth server grants, with their descriptions', async () => {
@@ -52,6 +53,40 @@ describe('GET /info', () => {
     for (const permission of info.permissions) {
       expect(permission.description).toBe(PERMISSIONS[permission.name as keyof typeof PERMISSIONS]);
       expect(permission.description.length).toBeGreaterThan(0);
+    }
+  });
+
+  it('lists exactly the service types POST /services takes, with the capabilities a new service shows', async () => {
+    const admin = await tokenFor(t, user, ['create_service']);
+    const create = (type: string, config: Record<string, string>) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/services',
+        headers: { authorization: `Bearer ${admin}` },
+        payload: { type, name: `a ${type}`, config },
+      });
+    const unknown = await create('carrier_pigeon', {});
+    expect(unknown.statusCode).toBe(400);
+    expect(unknown.json<{ errors: { path: string }[] }>().errors.map((e) => e.path)).toContain('body/type');
+
+    const configs: Record<string, Record<string, string>> = {
+      webhook: { url: 'https://hooks.example.com/in', secret: `whsec_${Buffer.alloc(32, 7).toString('base64')}` },
+      mastodon: { instance_url: 'https://mastodon.example.com', access_token: 'token' },
+      micropub: { endpoint: 'https://site.example.com/micropub', access_token: 'token' },
+    };
+    expect(info.service_types.length).toBeGreaterThan(0);
+    for (const { type, description, capabilities } of info.service_types) {
+      expect(description.length, type).toBeGreaterThan(0);
+      // Every type listed is one the server takes: a wrong config is refused for the config, not the type.
+      const empty = await create(type, {});
+      expect(empty.statusCode, type).toBe(400);
+      const paths = empty.json<{ errors?: { path: string }[] }>().errors?.map((e) => e.path) ?? [];
+      expect(paths, type).not.toContain('body/type');
+      const config = configs[type];
+      expect(config, `a test config for the new type ${type}`).toBeDefined();
+      const made = await create(type, config!);
+      expect(made.statusCode, made.body).toBe(201);
+      expect(made.json(), type).toMatchObject({ type, capabilities });
     }
   });
 

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Db } from '../db/database.ts';
 import { problems } from '../http/schemas.ts';
+import { strictBody } from '../http/strict-body.ts';
 import { changeSettingsObject, readSettingsObject } from './settings.api.ts';
 import { SettingsChangeBody, SettingsSchema } from './settings.schemas.ts';
 
@@ -27,6 +28,8 @@ export async function settingsRoutes(fastify: FastifyInstance, { db }: { db: Db 
     '/settings',
     {
       config: { permission: 'update_settings' },
+      // A wrong type in the body is a 400, never coerced (src/http/strict-body.ts).
+      validatorCompiler: strictBody,
       schema: {
         summary: 'Change settings',
         description:

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Db } from '../db/database.ts';
 import { problems } from '../http/schemas.ts';
+import { strictBody } from '../http/strict-body.ts';
 import { nextLink } from '../items/items.logic.ts';
 import { IdParams } from '../items/items.schemas.ts';
 import { LocationSchema } from '../locations/locations.schemas.ts';
@@ -63,6 +64,7 @@ export async function viewsRoutes(fastify: FastifyInstance, { db, baseUrl }: { d
     '/views',
     {
       config: { permission: 'manage_views' },
+      validatorCompiler: strictBody,
       schema: {
         summary: 'Save a view',
         description:
@@ -105,6 +107,7 @@ export async function viewsRoutes(fastify: FastifyInstance, { db, baseUrl }: { d
     '/views/:id',
     {
       config: { permission: 'manage_views' },
+      validatorCompiler: strictBody,
       schema: {
         summary: 'Change a view',
         description:
