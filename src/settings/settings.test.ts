@@ -1,6 +1,7 @@
 // GET/POST /settings through HTTP with real tokens: the round trip, partial changes, every
 // validation error, and the defaults reaching items created afterwards through their own
 // endpoints (POST /posts, /media, /locations) and the profile reaching GET /users/<username>.
+import fc from 'fast-check';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, createTestUser, type TestApp } from '../../test/helpers.ts';
@@ -234,5 +235,38 @@ describe('what the settings change', () => {
       payload: { text: 'named', groups: [], scope: 'public' },
     });
     expect(named.json()).toMatchObject({ scope: 'public' });
+  });
+});
+
+describe('no input makes a 5xx', () => {
+  it('any JSON body of POST /settings is 200 or 400', async () => {
+    const other = await createTestUser(t.database);
+    const token = await tokenFor(t, other, ['update_settings']);
+    const value = fc.oneof(fc.string(), fc.double(), fc.integer(), fc.constantFrom('public', 'private', 'UTC', null));
+    const body = fc.oneof(
+      fc.record(
+        {
+          default_scopes: fc.oneof(fc.dictionary(fc.constantFrom('posts', 'media', 'locations', 'x'), value), value),
+          timezone: value,
+          public_location_precision_m: value,
+          display_name: value,
+          bio: value,
+        },
+        { requiredKeys: [] },
+      ),
+      fc.jsonValue(),
+    );
+    await fc.assert(
+      fc.asyncProperty(body, async (payload) => {
+        const response = await t.app.inject({
+          method: 'POST',
+          url: '/settings',
+          headers: { ...auth(token), 'content-type': 'application/json' },
+          payload: JSON.stringify(payload),
+        });
+        expect([200, 400]).toContain(response.statusCode);
+      }),
+      { numRuns: 150 },
+    );
   });
 });

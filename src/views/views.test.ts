@@ -1,6 +1,7 @@
 // Views through HTTP with real tokens: CRUD, validation, the access matrix (as for items), a
 // public view showing only public items to anyone, filters, and merged keyset paging across
 // the three kinds (every matching item exactly once, in order, with inserts between pages).
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, createTestUser, type TestApp } from '../../test/helpers.ts';
 import { insertItems, KINDS, type Kind } from '../../test/items.ts';
@@ -484,5 +485,55 @@ describe('merged paging across the three kinds', () => {
     }
     expect(seen).toHaveLength(45);
     expect(new Set(seen).size).toBe(45);
+  });
+});
+
+describe('no input makes a 5xx', () => {
+  it('bodies of POST /views and POST /views/<id>, and the query of GET /views/<id>', async () => {
+    const view = await create({ name: 'target' });
+    const filterValue = fc.oneof(
+      fc.double(),
+      fc.string(),
+      fc.array(fc.oneof(fc.double(), fc.string()), { maxLength: 5 }),
+      fc.constantFrom('public', 'private', null),
+    );
+    const filters = fc.dictionary(
+      fc.constantFrom('since_time', 'until_time', 'bbox', 'scope', 'sources', 'text', 'other'),
+      filterValue,
+    );
+    const body = fc.oneof(
+      fc.record(
+        {
+          name: fc.oneof(fc.string(), fc.integer()),
+          description: fc.string(),
+          kinds: fc.array(fc.constantFrom('posts', 'media', 'locations', 'x'), { maxLength: 4 }),
+          filters,
+          scope: fc.constantFrom('public', 'private', 'other'),
+        },
+        { requiredKeys: [] },
+      ),
+      fc.jsonValue(),
+    );
+    await fc.assert(
+      fc.asyncProperty(body, fc.boolean(), async (payload, update) => {
+        const response = await t.app.inject({
+          method: 'POST',
+          url: update ? `/views/${view.id}` : '/views',
+          headers: { ...headers(tok.all), 'content-type': 'application/json' },
+          payload: JSON.stringify(payload),
+        });
+        expect(response.statusCode).toBeLessThan(500);
+        expect([200, 201, 400]).toContain(response.statusCode);
+      }),
+      { numRuns: 150 },
+    );
+    const name = fc.constantFrom('count', 'order', 'cursor', 'since_time', 'until_time', 'x');
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(name, fc.string()), { maxLength: 4 }), async (pairs) => {
+        const response = await get(`/views/${view.id}?${new URLSearchParams(pairs).toString()}`, tok.all);
+        expect([200, 400]).toContain(response.statusCode);
+      }),
+      { numRuns: 100 },
+    );
   });
 });
