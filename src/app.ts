@@ -11,14 +11,22 @@ import { healthRoutes } from './http/health.ts';
 import metrics from './http/metrics.ts';
 import openapi from './http/openapi.ts';
 import plumbing, { requestId } from './http/plumbing.ts';
+import { infoRoutes } from './info/info.routes.ts';
+import { locationsRoutes } from './locations/locations.routes.ts';
+import { mediaRoutes } from './media/media.routes.ts';
+import { postsRoutes } from './posts/posts.routes.ts';
 import { bearerResolver } from './oauth/bearer.ts';
 import { housekeeping } from './oauth/housekeeping.ts';
 import { interactionRoutes } from './oauth/interaction.routes.ts';
 import { permissionsRoutes } from './oauth/permissions.routes.ts';
 import { providerRoutes } from './oauth/provider.routes.ts';
 import { createProvider } from './oauth/provider.ts';
+import { secretsKey } from './services/secrets.ts';
+import { servicesRoutes } from './services/services.routes.ts';
+import { settingsRoutes } from './settings/settings.routes.ts';
 import { usersRoutes } from './users/users.routes.ts';
 import { accountRoutes } from './web/account.routes.ts';
+import { viewsRoutes } from './views/views.routes.ts';
 import { pagesRoutes } from './web/pages.routes.ts';
 
 export interface AppDeps {
@@ -59,9 +67,16 @@ export async function buildApp({ config, database, logger }: AppDeps): Promise<F
   await app.register(housekeeping, { db });
   await app.register(permissionsRoutes, { provider, db });
   await app.register(healthRoutes, { database });
-  await app.register(usersRoutes, { db });
+  await app.register(usersRoutes, { db, baseUrl: config.baseUrl });
   await app.register(pagesRoutes, { db, config });
   await app.register(accountRoutes, { db, config });
+  await app.register(postsRoutes, { db, baseUrl: config.baseUrl });
+  await app.register(mediaRoutes, { db, config });
+  await app.register(locationsRoutes, { db, baseUrl: config.baseUrl });
+  await app.register(servicesRoutes, { db, secretsKey: secretsKey(config.secretKey) });
+  await app.register(settingsRoutes, { db });
+  await app.register(viewsRoutes, { db, baseUrl: config.baseUrl });
+  await app.register(infoRoutes, { config });
 
   return app;
 }

@@ -1,15 +1,16 @@
-// The `waypost` command: serve (default), migrate, user, client.
+// The `waypost` command: serve (default), worker, migrate, user, client.
 import { clientCommand } from './cli/clients.cli.ts';
 import { userCommand } from './cli/users.cli.ts';
 import { stdio, UsageError } from './cli/output.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { AppError } from './http/errors.ts';
-import { openConfiguredDatabase, serve } from './main.ts';
+import { openConfiguredDatabase, serve, work } from './main.ts';
 
 const USAGE = `usage: waypost <command>
 
   serve              run the server (the default)
+  worker             run only the job worker (deliveries); set WAYPOST_INLINE_WORKER=false on servers
   migrate            bring the database schema up to date, then exit
   user ...           add, list, passwd, delete accounts (waypost user for details)
   client ...         add, list, delete OAuth clients (waypost client for details)
@@ -26,6 +27,10 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'serve') {
     await serve(config);
     return -1; // keeps running until a signal
+  }
+  if (command === 'worker') {
+    await work(config);
+    return -1;
   }
   const database = openConfiguredDatabase(config);
   try {

@@ -30,9 +30,39 @@ describe('loadConfig', () => {
       logFormat: 'auto',
       registrationOpen: false,
       bodyLimit: 1024 * 1024,
+      uploadLimit: 100 * 1024 * 1024,
       trustProxy: false,
       accessTokenTtl: 3600,
       clientRegistrationOpen: true,
+      outboundAllow: new Set(),
+      inlineWorker: true,
+      workerConcurrency: 4,
+      jobLeaseSeconds: 60,
+      deliveryMaxAttempts: 8,
+      retryBaseSeconds: 15,
+      retryMaxSeconds: 3600,
+    });
+  });
+
+  it('reads the outbound allow list and the job settings', () => {
+    const config = loadConfig({
+      WAYPOST_DATA_DIR: dataDir(),
+      WAYPOST_OUTBOUND_ALLOW: 'Loopback, private,unique-local',
+      WAYPOST_INLINE_WORKER: 'false',
+      WAYPOST_WORKER_CONCURRENCY: '8',
+      WAYPOST_JOB_LEASE_SECONDS: '30',
+      WAYPOST_DELIVERY_MAX_ATTEMPTS: '3',
+      WAYPOST_RETRY_BASE_SECONDS: '2',
+      WAYPOST_RETRY_MAX_SECONDS: '60',
+    });
+    expect(config).toMatchObject({
+      outboundAllow: new Set(['loopback', 'private', 'unique-local']),
+      inlineWorker: false,
+      workerConcurrency: 8,
+      jobLeaseSeconds: 30,
+      deliveryMaxAttempts: 3,
+      retryBaseSeconds: 2,
+      retryMaxSeconds: 60,
     });
   });
 
@@ -46,6 +76,7 @@ describe('loadConfig', () => {
       WAYPOST_LOG_LEVEL: 'WARN',
       WAYPOST_REGISTRATION: 'open',
       WAYPOST_BODY_LIMIT: '2048',
+      WAYPOST_UPLOAD_LIMIT: '5000',
       WAYPOST_TRUST_PROXY: 'yes',
       WAYPOST_SECRET_KEY: 'ff'.repeat(32),
       WAYPOST_ACCESS_TOKEN_TTL: '600',
@@ -59,6 +90,7 @@ describe('loadConfig', () => {
       logLevel: 'warn',
       registrationOpen: true,
       bodyLimit: 2048,
+      uploadLimit: 5000,
       trustProxy: true,
       accessTokenTtl: 600,
       clientRegistrationOpen: false,
@@ -79,6 +111,9 @@ describe('loadConfig', () => {
     [{ WAYPOST_REGISTRATION: 'maybe' }, 'WAYPOST_REGISTRATION', 'expected one of open, closed'],
     [{ WAYPOST_BODY_LIMIT: '10' }, 'WAYPOST_BODY_LIMIT', 'expected a number from 1024'],
     [{ WAYPOST_TRUST_PROXY: 'sometimes' }, 'WAYPOST_TRUST_PROXY', 'expected true or false'],
+    [{ WAYPOST_OUTBOUND_ALLOW: 'loopback,intranet' }, 'WAYPOST_OUTBOUND_ALLOW', 'expected a comma-separated list'],
+    [{ WAYPOST_JOB_LEASE_SECONDS: '1' }, 'WAYPOST_JOB_LEASE_SECONDS', 'expected a number from 5'],
+    [{ WAYPOST_DELIVERY_MAX_ATTEMPTS: '0' }, 'WAYPOST_DELIVERY_MAX_ATTEMPTS', 'expected a number from 1'],
     [{ WAYPOST_SECRET_KEY: 'short' }, 'WAYPOST_SECRET_KEY', 'expected 32 bytes'],
     [{ WAYPOST_ACCESS_TOKEN_TTL: '1h' }, 'WAYPOST_ACCESS_TOKEN_TTL', 'expected a whole number, got "1h"'],
     [{ WAYPOST_ACCESS_TOKEN_TTL: '10' }, 'WAYPOST_ACCESS_TOKEN_TTL', 'expected a number from 60 to 86400, got 10'],

@@ -6,6 +6,18 @@ import { join, resolve } from 'node:path';
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
+/** Kinds of non-public address an operator may let outbound requests reach (src/lib/ssrf.ts). */
+export const ADDRESS_CATEGORIES = [
+  'loopback',
+  'private',
+  'link-local',
+  'cgnat',
+  'unique-local',
+  'metadata',
+  'reserved',
+] as const;
+export type AddressCategory = (typeof ADDRESS_CATEGORIES)[number];
+
 export interface Config {
   /** Address to listen on. `WAYPOST_HOST`, default `127.0.0.1` (put a reverse proxy in front). */
   host: string;
@@ -31,6 +43,8 @@ export interface Config {
   registrationOpen: boolean;
   /** Largest request body in bytes (uploads have their own limit). `WAYPOST_BODY_LIMIT`, default 1 MiB. */
   bodyLimit: number;
+  /** Largest media file in bytes for `POST /media`. `WAYPOST_UPLOAD_LIMIT`, default 100 MiB. */
+  uploadLimit: number;
   /** Trust `X-Forwarded-*` from a reverse proxy. `WAYPOST_TRUST_PROXY` = `true`/`false`, default `false`. */
   trustProxy: boolean;
   /** When set, `GET /metrics` needs `Authorization: Bearer <this>`. `WAYPOST_METRICS_TOKEN`, default unset. */
@@ -42,6 +56,27 @@ export interface Config {
    * `WAYPOST_CLIENT_REGISTRATION` = `open` or `closed`, default `open`; closed: only
    * `waypost client add` creates clients. */
   clientRegistrationOpen: boolean;
+  /** Non-public address kinds outbound requests (webhooks, Mastodon, Micropub) may reach.
+   * `WAYPOST_OUTBOUND_ALLOW`, a comma-separated list of loopback, private, link-local, cgnat,
+   * unique-local, metadata, reserved; default none: only public addresses (no SSRF). */
+  outboundAllow: ReadonlySet<AddressCategory>;
+  /** Run the delivery worker inside the server process. `WAYPOST_INLINE_WORKER`, default `true`;
+   * set `false` when separate `waypost worker` processes do the work. */
+  inlineWorker: boolean;
+  /** Jobs one worker runs at once. `WAYPOST_WORKER_CONCURRENCY`, default 4. */
+  workerConcurrency: number;
+  /** How long a claimed job stays a worker's before another may take it up (a crashed worker's
+   * jobs come back after this). `WAYPOST_JOB_LEASE_SECONDS`, default 60; outbound requests time
+   * out well before it. */
+  jobLeaseSeconds: number;
+  /** Attempts per delivery, the first included, before it is marked failed.
+   * `WAYPOST_DELIVERY_MAX_ATTEMPTS`, default 8. */
+  deliveryMaxAttempts: number;
+  /** The first retry waits about this long, each later one twice as long (with jitter).
+   * `WAYPOST_RETRY_BASE_SECONDS`, default 15. */
+  retryBaseSeconds: number;
+  /** No retry waits longer than this. `WAYPOST_RETRY_MAX_SECONDS`, default 3600. */
+  retryMaxSeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -137,6 +172,25 @@ function secretKey(env: Env, dataDir: string): Buffer {
   return parseSecretKey(file, readFileSync(file, 'utf8').trim());
 }
 
+function addressCategories(env: Env): ReadonlySet<AddressCategory> {
+  const name = 'WAYPOST_OUTBOUND_ALLOW';
+  const raw = read(env, name);
+  if (raw === undefined) return new Set();
+  const names = raw
+    .split(',')
+    .map((part) => part.trim().toLowerCase())
+    .filter(Boolean);
+  for (const category of names) {
+    if (!(ADDRESS_CATEGORIES as readonly string[]).includes(category)) {
+      throw new ConfigError(
+        name,
+        `expected a comma-separated list of ${ADDRESS_CATEGORIES.join(', ')}, got "${category}"`,
+      );
+    }
+  }
+  return new Set(names as AddressCategory[]);
+}
+
 /** Reads and validates the configuration; throws a ConfigError naming the variable at fault. */
 export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, 'WAYPOST_PORT', 8080, 0, 65535);
@@ -151,10 +205,18 @@ export function loadConfig(env: Env = process.env): Config {
     logFormat: oneOf(env, 'WAYPOST_LOG_FORMAT', ['json', 'pretty', 'auto'], 'auto'),
     registrationOpen: oneOf(env, 'WAYPOST_REGISTRATION', ['open', 'closed'], 'closed') === 'open',
     bodyLimit: integer(env, 'WAYPOST_BODY_LIMIT', 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    uploadLimit: integer(env, 'WAYPOST_UPLOAD_LIMIT', 100 * 1024 * 1024, 1, 64 * 1024 * 1024 * 1024),
     trustProxy: boolean(env, 'WAYPOST_TRUST_PROXY', false),
     metricsToken: read(env, 'WAYPOST_METRICS_TOKEN'),
     accessTokenTtl: integer(env, 'WAYPOST_ACCESS_TOKEN_TTL', 3600, 60, 86400),
     clientRegistrationOpen: oneOf(env, 'WAYPOST_CLIENT_REGISTRATION', ['open', 'closed'], 'open') === 'open',
     secretKey: secretKey(env, dataDir),
+    outboundAllow: addressCategories(env),
+    inlineWorker: boolean(env, 'WAYPOST_INLINE_WORKER', true),
+    workerConcurrency: integer(env, 'WAYPOST_WORKER_CONCURRENCY', 4, 1, 256),
+    jobLeaseSeconds: integer(env, 'WAYPOST_JOB_LEASE_SECONDS', 60, 5, 86_400),
+    deliveryMaxAttempts: integer(env, 'WAYPOST_DELIVERY_MAX_ATTEMPTS', 8, 1, 100),
+    retryBaseSeconds: integer(env, 'WAYPOST_RETRY_BASE_SECONDS', 15, 1, 86_400),
+    retryMaxSeconds: integer(env, 'WAYPOST_RETRY_MAX_SECONDS', 3600, 1, 7 * 86_400),
   };
 }

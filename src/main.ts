@@ -1,10 +1,11 @@
-// Start: configuration, database (migrated), HTTP server, graceful shutdown.
+// Start: configuration, database (migrated), HTTP server, job worker, graceful shutdown.
 import closeWithGrace from 'close-with-grace';
 import { join } from 'node:path';
 import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
 import { openDatabase, type Database } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
+import { createJobRunner, type JobRunner } from './jobs/jobs.ts';
 import { createLogger } from './logger.ts';
 import { issueSetupToken } from './users/setup.logic.ts';
 
@@ -17,15 +18,22 @@ export async function serve(config: Config): Promise<void> {
   const database = openConfiguredDatabase(config);
   await migrateToLatest(database);
   const app = await buildApp({ config, database, logger });
+  // The delivery worker runs in this process unless the operator runs `waypost worker`s.
+  const jobs: JobRunner | undefined = config.inlineWorker
+    ? createJobRunner({ config, database, onError: (err) => logger.error({ err }, 'job worker error') })
+    : undefined;
 
-  // SIGINT/SIGTERM: stop accepting, let requests in flight finish (up to 10 s), close the
-  // database. A second signal or an uncaught error ends the process at once.
+  // SIGINT/SIGTERM: stop accepting, let requests and jobs in flight finish (up to 10 s), close
+  // the database. A second signal or an uncaught error ends the process at once; a job cut off
+  // is taken up again when its lease runs out.
   closeWithGrace({ delay: 10_000, logger }, async ({ signal, err }) => {
     if (err) logger.error({ err }, 'shutting down after an error');
     else logger.info({ signal }, 'shutting down');
     await app.close();
+    await jobs?.close();
     await database.close();
   });
+  jobs?.worker.start();
 
   await app.listen({ host: config.host, port: config.port });
   logger.info(
@@ -41,4 +49,20 @@ export async function serve(config: Config): Promise<void> {
         '(works once, for 24 hours), or run: npm run waypost -- user add <username>',
     );
   }
+}
+
+/** `waypost worker`: runs jobs only, until SIGINT/SIGTERM (then finishes the ones in flight). */
+export async function work(config: Config): Promise<void> {
+  const logger = createLogger(config);
+  const database = openConfiguredDatabase(config);
+  await migrateToLatest(database);
+  const jobs = createJobRunner({ config, database, onError: (err) => logger.error({ err }, 'job worker error') });
+  closeWithGrace({ delay: 10_000, logger }, async ({ signal, err }) => {
+    if (err) logger.error({ err }, 'shutting down after an error');
+    else logger.info({ signal }, 'worker shutting down');
+    await jobs.close();
+    await database.close();
+  });
+  jobs.worker.start();
+  logger.info({ worker: jobs.worker.id, database: database.dialect }, 'Waypost worker is running');
 }

@@ -84,6 +84,8 @@ async function adminQuery(statement: string): Promise<void> {
 export interface TestApp {
   app: FastifyInstance;
   database: Database;
+  /** PostgreSQL: the URL of the app's own database (for a second process to share it). */
+  databaseUrl?: string | undefined;
   config: Config;
   close(): Promise<void>;
 }
@@ -106,6 +108,7 @@ export async function buildTestApp({ env = {}, extend }: TestAppOptions = {}): P
   return {
     app,
     database: test.database,
+    databaseUrl: test.databaseUrl,
     config,
     close: async () => {
       await app.close();

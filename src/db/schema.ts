@@ -19,6 +19,76 @@ export interface SetupTokensTable {
   expires_at: number;
 }
 
+export type ScopeValue = 'public' | 'private';
+
+/** The columns posts, media and locations share. */
+export interface ItemColumns {
+  user_id: string;
+  id: string;
+  scope: ScopeValue;
+  time: number;
+  created_at: number;
+}
+
+export interface PostsTable extends ItemColumns {
+  text: string;
+  /** JSON array of medium ids. */
+  media_ids: string;
+  lat: number | null;
+  lon: number | null;
+  source: string | null;
+}
+
+export interface MediaTable extends ItemColumns {
+  kind: string;
+  mime_type: string;
+  size: number;
+  sha256: string;
+  width: number | null;
+  height: number | null;
+  duration: number | null;
+  lat: number | null;
+  lon: number | null;
+  caption: string;
+  /** 1 when a WebP thumbnail exists (images), 0 otherwise. */
+  has_thumbnail: number;
+  source: string | null;
+}
+
+export interface LocationsTable extends ItemColumns {
+  lat: number;
+  lon: number;
+  alt: number | null;
+  accuracy: number | null;
+  speed: number | null;
+  heading: number | null;
+  source: string | null;
+}
+
+export interface UserSettingsTable {
+  user_id: string;
+  default_post_scope: ScopeValue;
+  default_media_scope: ScopeValue;
+  default_location_scope: ScopeValue;
+  timezone: string;
+  public_location_precision_m: number;
+  updated_at: number;
+}
+
+export interface ViewsTable {
+  user_id: string;
+  id: string;
+  name: string;
+  description: string;
+  /** JSON array of item tables. */
+  kinds: string;
+  /** JSON object; times in milliseconds. */
+  filters: string;
+  scope: ScopeValue;
+  created_at: number;
+  updated_at: number;
+}
+
 /** Every oidc-provider model instance (src/oauth/adapter.ts). */
 export interface OAuthEntitiesTable {
   kind: string;
@@ -47,10 +117,93 @@ export interface SignInFailuresTable {
   at: number;
 }
 
+export interface ServicesTable {
+  id: string;
+  user_id: string;
+  type: string;
+  name: string;
+  /** 1 or 0 */
+  enabled: number;
+  /** JSON: the non-secret configuration. */
+  config: string;
+  /** The secret configuration, JSON encrypted with AES-256-GCM. */
+  secrets: string;
+  status: string;
+  last_error: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ServiceGroupsTable {
+  id: string;
+  user_id: string;
+  name: string;
+  created_at: number;
+}
+
+export interface ServiceGroupMembersTable {
+  user_id: string;
+  group_id: string;
+  service_id: string;
+  added_at: number;
+}
+
+export interface DeliveriesTable {
+  id: string;
+  user_id: string;
+  post_id: string;
+  service_id: string;
+  status: 'pending' | 'delivered' | 'failed' | 'cancelled';
+  attempts: number;
+  remote_url: string | null;
+  last_error: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface JobsTable {
+  id: string;
+  kind: string;
+  ref: string | null;
+  /** JSON */
+  payload: string;
+  status: 'queued' | 'running' | 'done' | 'failed' | 'cancelled';
+  attempts: number;
+  max_attempts: number;
+  run_at: number;
+  locked_by: string | null;
+  locked_until: number | null;
+  last_error: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface IdempotencyKeysTable {
+  user_id: string;
+  scope: string;
+  key: string;
+  fingerprint: string;
+  /** JSON of the first response; null while that request is in flight. */
+  response: string | null;
+  created_at: number;
+  expires_at: number;
+}
+
 export interface Tables {
   users: UsersTable;
   setup_tokens: SetupTokensTable;
+  posts: PostsTable;
+  media: MediaTable;
+  locations: LocationsTable;
+  user_settings: UserSettingsTable;
+  views: ViewsTable;
   oauth_entities: OAuthEntitiesTable;
   web_sessions: WebSessionsTable;
   sign_in_failures: SignInFailuresTable;
+  services: ServicesTable;
+  service_groups: ServiceGroupsTable;
+  service_group_members: ServiceGroupMembersTable;
+  deliveries: DeliveriesTable;
+  jobs: JobsTable;
+  idempotency_keys: IdempotencyKeysTable;
 }

@@ -36,3 +36,17 @@ export async function countUsers(db: Db): Promise<number> {
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
+
+/** Changes the profile fields given (GET /users/<username> shows them); the rest stay. */
+export async function updateProfileRow(
+  db: Db,
+  id: string,
+  change: { display_name?: string; bio?: string },
+  now: number,
+): Promise<void> {
+  await db
+    .updateTable('users')
+    .set({ ...change, updated_at: now })
+    .where('id', '=', id)
+    .execute();
+}

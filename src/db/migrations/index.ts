@@ -3,8 +3,14 @@
 import type { Migration } from 'kysely/migration';
 import * as m0001 from './0001_users.ts';
 import * as m0002 from './0002_oauth.ts';
+import * as m0003 from './0003_items.ts';
+import * as m0004 from './0004_services.ts';
+import * as m0005 from './0005_views.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_users': m0001,
   '0002_oauth': m0002,
+  '0003_items': m0003,
+  '0004_services': m0004,
+  '0005_views': m0005,
 };

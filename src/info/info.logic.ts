@@ -1,0 +1,65 @@
+// GET /info: what a client may want to know before it asks for anything. Every value is read
+// from the constant or configuration the server enforces, never written down a second time,
+// so the answer cannot drift from the behaviour (the info tests check both sides).
+import { readFileSync } from 'node:fs';
+import type { Config } from '../config.ts';
+import { COUNT_DEFAULT, COUNT_MAX } from '../items/items.schemas.ts';
+import { LOCATION_BATCH_MAX } from '../locations/locations.schemas.ts';
+import { PERMISSIONS, PERMISSION_NAMES } from '../oauth/permissions.ts';
+import { TEXT_MAX } from '../posts/posts.schemas.ts';
+import { connectors, SERVICE_TYPES } from '../services/connectors/index.ts';
+import { VIEWS_PER_USER_MAX } from '../views/views.schemas.ts';
+import { ACCOUNT_FAILURE_LIMIT, FAILURE_WINDOW_MS, IP_FAILURE_LIMIT } from '../web/sessions.logic.ts';
+
+/** package.json, two folders up from src/info (and from dist/info in a build). */
+const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+
+export interface Info {
+  name: string;
+  version: string;
+  permissions: { name: string; description: string }[];
+  service_types: { type: string; description: string; capabilities: readonly string[] }[];
+  limits: {
+    count_default: number;
+    count_max: number;
+    request_body_bytes: number;
+    upload_bytes: number;
+    post_text_max: number;
+    location_batch_max: number;
+    views_max: number;
+    rate_limits: { name: string; limit: number; window_seconds: number; per: string }[];
+  };
+  urls: { oauth_metadata: string; openapi: string; docs: string };
+}
+
+export function info(config: Config): Info {
+  const window = FAILURE_WINDOW_MS / 1000;
+  return {
+    name: 'Waypost',
+    version: pkg.version,
+    permissions: PERMISSION_NAMES.map((name) => ({ name, description: PERMISSIONS[name] })),
+    service_types: SERVICE_TYPES.map((type) => ({
+      type,
+      description: connectors[type].description,
+      capabilities: connectors[type].capabilities,
+    })),
+    limits: {
+      count_default: COUNT_DEFAULT,
+      count_max: COUNT_MAX,
+      request_body_bytes: config.bodyLimit,
+      upload_bytes: config.uploadLimit,
+      post_text_max: TEXT_MAX,
+      location_batch_max: LOCATION_BATCH_MAX,
+      views_max: VIEWS_PER_USER_MAX,
+      rate_limits: [
+        { name: 'sign_in_failures', limit: ACCOUNT_FAILURE_LIMIT, window_seconds: window, per: 'account' },
+        { name: 'sign_in_failures', limit: IP_FAILURE_LIMIT, window_seconds: window, per: 'ip' },
+      ],
+    },
+    urls: {
+      oauth_metadata: `${config.baseUrl}/.well-known/oauth-authorization-server`,
+      openapi: `${config.baseUrl}/openapi.json`,
+      docs: `${config.baseUrl}/docs`,
+    },
+  };
+}

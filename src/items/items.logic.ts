@@ -1,0 +1,151 @@
+// What posts, media and locations share above the SQL: collection parameters in API units,
+// the opaque cursor, the `Link` header, and the access decision for one object by id
+// (API.md "Scopes and access").
+import type { Db } from '../db/database.ts';
+import type { ScopeValue } from '../db/schema.ts';
+import { insufficientScope, unauthorized, type Auth } from '../http/auth.ts';
+import { badRequest, notFound } from '../http/errors.ts';
+import { secondsToMs } from '../lib/time.ts';
+import { COUNT_MAX, TIME_LIMIT_S } from './items.schemas.ts';
+import { findUserById, findUserByUsername } from '../users/users.repo.ts';
+import {
+  itemExists,
+  selectVisible,
+  type Audience,
+  type ItemRow,
+  type ItemTable,
+  type PageQuery,
+} from './items.repo.ts';
+
+export type Scope = ScopeValue;
+
+/** The generic collection parameters as the querystring schema delivers them. */
+export interface CollectionParams {
+  count: number;
+  order: 'asc' | 'desc';
+  since_time?: number | undefined;
+  until_time?: number | undefined;
+  cursor?: string | undefined;
+}
+
+/** The cursor is base64url of the last key, `[time_ms, id]`: opaque to clients, checked here. */
+export function encodeCursor(key: { time: number; id: string }): string {
+  return Buffer.from(JSON.stringify([key.time, key.id])).toString('base64url');
+}
+
+export function decodeCursor(cursor: string): { time: number; id: string } {
+  const invalid = () =>
+    badRequest('The cursor is not one this server made; take it from the Link header.', [
+      { path: 'querystring/cursor', message: 'is not a valid cursor' },
+    ]);
+  if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw invalid();
+  let key: unknown;
+  try {
+    key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw invalid();
+  }
+  if (!Array.isArray(key) || key.length !== 2) throw invalid();
+  const [time, id] = key as unknown[];
+  if (!Number.isSafeInteger(time) || typeof id !== 'string' || id.length === 0 || id.length > 64) throw invalid();
+  return { time: time as number, id };
+}
+
+/**
+ * Collection parameters in database units. The schema has checked them, but Ajv's type coercion
+ * lets a string like "1e400" through as Infinity (it coerces after the type check), so the
+ * ranges are checked again here. An empty time window is not an error: it is just empty.
+ */
+export function toPageQuery(params: CollectionParams): PageQuery {
+  const errors: { path: string; message: string }[] = [];
+  if (!Number.isSafeInteger(params.count) || params.count < 1 || params.count > COUNT_MAX) {
+    errors.push({ path: 'querystring/count', message: `must be a whole number from 1 to ${COUNT_MAX}` });
+  }
+  for (const name of ['since_time', 'until_time'] as const) {
+    const value = params[name];
+    if (value !== undefined && !(Number.isFinite(value) && Math.abs(value) <= TIME_LIMIT_S)) {
+      errors.push({ path: `querystring/${name}`, message: 'must be a number of seconds from -1e11 to 1e11' });
+    }
+  }
+  if (errors.length > 0) {
+    throw badRequest(`The request is invalid: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}.`, errors);
+  }
+  return {
+    count: params.count,
+    order: params.order,
+    sinceMs: params.since_time === undefined ? undefined : secondsToMs(params.since_time),
+    untilMs: params.until_time === undefined ? undefined : secondsToMs(params.until_time),
+    after: params.cursor === undefined ? undefined : decodeCursor(params.cursor),
+  };
+}
+
+/** A page of API objects, and the cursor of the next page when there is one. */
+export interface Page<T> {
+  items: T[];
+  next: string | undefined;
+}
+
+export function pageOf<R extends { time: number; id: string }, T>(
+  result: { rows: R[]; more: boolean },
+  map: (row: R) => T,
+): Page<T> {
+  const last = result.rows.at(-1);
+  return { items: result.rows.map(map), next: result.more && last ? encodeCursor(last) : undefined };
+}
+
+/**
+ * RFC 8288 `Link` to the next page: the same URL with the cursor replaced, absolute so a client
+ * can follow it as is (as GitHub and Mastodon do).
+ */
+export function nextLink(baseUrl: string, requestUrl: string, cursor: string): string {
+  const url = new URL(requestUrl, baseUrl);
+  const target = new URL(url.pathname, baseUrl);
+  for (const [name, value] of url.searchParams) if (name !== 'cursor') target.searchParams.append(name, value);
+  target.searchParams.set('cursor', cursor);
+  return `<${target.href}>; rel="next"`;
+}
+
+/** The owner of a public collection by username; 404 when there is no such user. */
+export async function ownerByUsername(db: Db, username: string): Promise<{ id: string; username: string }> {
+  const row = await findUserByUsername(db, username);
+  if (!row) throw notFound(`There is no user "${username}".`);
+  return { id: row.id, username: row.username };
+}
+
+/** The calling token's owner. */
+export async function ownerById(db: Db, userId: string): Promise<{ id: string; username: string }> {
+  const row = await findUserById(db, userId);
+  // A valid token for a deleted user: the token should have died with the account.
+  if (!row) throw unauthorized();
+  return { id: row.id, username: row.username };
+}
+
+const NO_SUCH: Record<ItemTable, string> = {
+  posts: 'No such post.',
+  media: 'No such medium.',
+  locations: 'No such location.',
+};
+
+/**
+ * One item by id, as API.md "Scopes and access" decides:
+ * public: anyone; private, no token: 401; private, the owner's token without
+ * `get_private_scope`: 401 insufficient_scope; another user's private item, or no item: 404
+ * with one and the same body.
+ */
+export async function readItem<T extends ItemTable>(
+  db: Db,
+  table: T,
+  id: string,
+  auth: Auth | undefined,
+): Promise<ItemRow<T>> {
+  const audience: Audience = { viewer: auth?.userId };
+  const row = await selectVisible(db, table, id, audience);
+  if (!row) {
+    if (!auth && (await itemExists(db, table, id))) throw unauthorized();
+    throw notFound(NO_SUCH[table]);
+  }
+  if (row.scope === 'private' && !auth?.permissions.has('get_private_scope')) {
+    throw insufficientScope('get_private_scope');
+  }
+  return row;
+}

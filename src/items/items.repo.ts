@@ -1,0 +1,93 @@
+// SQL the three kinds of item share: the scope rule and the keyset page. Every listing and
+// every lookup by id goes through `scopeRule` (STYLE.md 7), so no query can forget it.
+import { sql, type Expression, type Selectable, type SqlBool } from 'kysely';
+import type { Db } from '../db/database.ts';
+import type { ItemColumns, ScopeValue, Tables } from '../db/schema.ts';
+
+export type ItemTable = 'posts' | 'media' | 'locations';
+export type ItemRow<T extends ItemTable> = Selectable<Tables[T]> & ItemColumns;
+
+/**
+ * Whose items, of which scope, a query may return:
+ * - a collection: one user's items of one scope;
+ * - objects by id: every public item, and the viewer's own items of either scope.
+ */
+export type Audience = { owner: string; scope: ScopeValue } | { viewer: string | undefined };
+
+/** The one scope rule, as a WHERE fragment over an item table. */
+export function scopeRule(audience: Audience): Expression<SqlBool> {
+  const userId = sql.ref('user_id');
+  const scope = sql.ref('scope');
+  if ('owner' in audience) return sql<SqlBool>`(${userId} = ${audience.owner} and ${scope} = ${audience.scope})`;
+  if (audience.viewer === undefined) return sql<SqlBool>`${scope} = 'public'`;
+  return sql<SqlBool>`(${scope} = 'public' or ${userId} = ${audience.viewer})`;
+}
+
+/** A page request in database units (milliseconds). */
+export interface PageQuery {
+  count: number;
+  order: 'asc' | 'desc';
+  sinceMs?: number | undefined;
+  untilMs?: number | undefined;
+  /** The (time, id) key of the last item of the previous page. */
+  after?: { time: number; id: string } | undefined;
+}
+
+/**
+ * One page of a collection, keyset-paged on (time, id) (never OFFSET): with the index
+ * (user_id, scope, time, id) the database seeks to the key and reads `count + 1` rows, however
+ * deep the page is. The extra row tells whether a next page exists.
+ */
+export async function selectPage<T extends ItemTable>(
+  db: Db,
+  table: T,
+  audience: Audience,
+  page: PageQuery,
+  filter?: Expression<SqlBool>,
+): Promise<{ rows: ItemRow<T>[]; more: boolean }> {
+  const time = sql.ref('time');
+  const id = sql.ref('id');
+  const direction = page.order === 'desc' ? sql.raw('desc') : sql.raw('asc');
+  const conditions: Expression<SqlBool>[] = [scopeRule(audience)];
+  if (page.sinceMs !== undefined) conditions.push(sql<SqlBool>`${time} >= ${page.sinceMs}`);
+  if (page.untilMs !== undefined) conditions.push(sql<SqlBool>`${time} < ${page.untilMs}`);
+  if (page.after) {
+    // A row-value comparison both databases turn into one index range seek.
+    const op = sql.raw(page.order === 'desc' ? '<' : '>');
+    conditions.push(sql<SqlBool>`(${time}, ${id}) ${op} (${page.after.time}, ${page.after.id})`);
+  }
+  if (filter) conditions.push(filter);
+  const where = sql.join(conditions, sql` and `);
+  const { rows } = await sql<ItemRow<T>>`select * from ${sql.table(table)} where ${where}
+    order by ${time} ${direction}, ${id} ${direction} limit ${page.count + 1}`.execute(db);
+  return { rows: rows.slice(0, page.count), more: rows.length > page.count };
+}
+
+/** One item by id, if the audience may see it. */
+export async function selectVisible<T extends ItemTable>(
+  db: Db,
+  table: T,
+  id: string,
+  audience: Audience,
+): Promise<ItemRow<T> | undefined> {
+  const { rows } = await sql<ItemRow<T>>`select * from ${sql.table(table)}
+    where ${sql.ref('id')} = ${id} and ${scopeRule(audience)}`.execute(db);
+  return rows[0];
+}
+
+/** Whether an item exists at all: only to tell "log in" (401) from "no such thing" (404). */
+export async function itemExists(db: Db, table: ItemTable, id: string): Promise<boolean> {
+  const { rows } = await sql`select 1 as one from ${sql.table(table)} where ${sql.ref('id')} = ${id}`.execute(db);
+  return rows.length > 0;
+}
+
+/** How many public items a user has, per kind (the profile's counts). */
+export async function countPublic(db: Db, userId: string): Promise<Record<ItemTable, number>> {
+  const count = async (table: ItemTable) => {
+    const { rows } = await sql<{ n: number }>`select count(*) as n from ${sql.table(table)}
+      where ${scopeRule({ owner: userId, scope: 'public' })}`.execute(db);
+    return Number(rows[0]?.n ?? 0);
+  };
+  const [posts, media, locations] = await Promise.all([count('posts'), count('media'), count('locations')]);
+  return { posts, media, locations };
+}

@@ -1,0 +1,42 @@
+// Schemas the three kinds of item share: scope, and the generic collection parameters
+// (API.md "Collections").
+import { Type, type TProperties } from 'typebox';
+
+export const ScopeSchema = Type.Union([Type.Literal('public'), Type.Literal('private')], {
+  description: 'Who may read the item: anyone (`public`) or the owner with `get_private_scope` (`private`).',
+});
+
+/** Epoch seconds the server accepts: years ~1200 to ~5100, so milliseconds stay exact integers. */
+export const TIME_LIMIT_S = 1e11;
+const Seconds = (description: string) => Type.Number({ minimum: -TIME_LIMIT_S, maximum: TIME_LIMIT_S, description });
+
+export const COUNT_DEFAULT = 50;
+export const COUNT_MAX = 1000;
+
+export const collectionParams = {
+  count: Type.Integer({
+    minimum: 1,
+    maximum: COUNT_MAX,
+    default: COUNT_DEFAULT,
+    description: `How many objects at most, 1 to ${COUNT_MAX}; default ${COUNT_DEFAULT}.`,
+  }),
+  since_time: Type.Optional(Seconds('Only objects with `time >= since_time` (Unix epoch seconds, inclusive).')),
+  until_time: Type.Optional(Seconds('Only objects with `time < until_time` (Unix epoch seconds, exclusive).')),
+  order: Type.Union([Type.Literal('desc'), Type.Literal('asc')], {
+    default: 'desc',
+    description: 'By `time`, then `id`: newest first (`desc`, the default) or oldest first.',
+  }),
+  cursor: Type.Optional(
+    Type.String({
+      maxLength: 200,
+      description: 'Where the previous page ended: take it from the `Link: <...>; rel="next"` header.',
+    }),
+  ),
+};
+
+/** The collection parameters plus a route's own, as a closed querystring schema. */
+export function collectionQuery<P extends TProperties>(extra: P) {
+  return Type.Object({ ...collectionParams, ...extra }, { additionalProperties: false });
+}
+
+export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });

@@ -1,0 +1,112 @@
+// All SQL of the job queue. A job is claimed by setting a lease (`locked_by`, `locked_until`);
+// a job whose lease ran out while `running` belongs to a worker that died, and is claimed again.
+import type { Db, DialectName } from '../db/database.ts';
+import type { JobsTable } from '../db/schema.ts';
+import { sql } from 'kysely';
+
+export type JobRow = JobsTable;
+
+export async function insertJobs(db: Db, rows: JobRow[]): Promise<void> {
+  if (rows.length > 0) await db.insertInto('jobs').values(rows).execute();
+}
+
+export interface ClaimOptions {
+  dialect: DialectName;
+  workerId: string;
+  now: number;
+  leaseMs: number;
+  limit: number;
+}
+
+/**
+ * Claims up to `limit` due jobs for this worker and counts the attempt. On PostgreSQL several
+ * workers claim at once: `FOR UPDATE SKIP LOCKED` makes each skip rows another is claiming,
+ * instead of waiting on them or taking them twice. SQLite has one writer at a time, so the
+ * statement alone is atomic.
+ */
+export async function claimJobs(db: Db, { dialect, workerId, now, leaseMs, limit }: ClaimOptions): Promise<JobRow[]> {
+  return db
+    .updateTable('jobs')
+    .set({
+      status: 'running',
+      locked_by: workerId,
+      locked_until: now + leaseMs,
+      attempts: sql<number>`attempts + 1`,
+      updated_at: now,
+    })
+    .where('id', 'in', (eb) => {
+      const due = eb
+        .selectFrom('jobs')
+        .select('id')
+        .where((w) =>
+          w.or([
+            w.and([w('status', '=', 'queued'), w('run_at', '<=', now)]),
+            w.and([w('status', '=', 'running'), w('locked_until', '<', now)]),
+          ]),
+        )
+        .orderBy('run_at')
+        .limit(limit);
+      return dialect === 'postgres' ? due.forUpdate().skipLocked() : due;
+    })
+    .returningAll()
+    .execute();
+}
+
+/** Ends a job this worker still holds; false when its lease was lost or it was cancelled. */
+export async function finishJob(
+  db: Db,
+  job: { id: string; workerId: string },
+  status: 'done' | 'failed',
+  lastError: string | null,
+  now: number,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('jobs')
+    .set({ status, last_error: lastError, locked_by: null, locked_until: null, updated_at: now })
+    .where('id', '=', job.id)
+    .where('status', '=', 'running')
+    .where('locked_by', '=', job.workerId)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** Puts a job this worker holds back in the queue, due at `runAt`. */
+export async function requeueJob(
+  db: Db,
+  job: { id: string; workerId: string },
+  runAt: number,
+  lastError: string,
+  now: number,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('jobs')
+    .set({
+      status: 'queued',
+      run_at: runAt,
+      last_error: lastError,
+      locked_by: null,
+      locked_until: null,
+      updated_at: now,
+    })
+    .where('id', '=', job.id)
+    .where('status', '=', 'running')
+    .where('locked_by', '=', job.workerId)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** Cancels the unfinished jobs about any of `refs` (a worker holding one finds it gone). */
+export async function cancelJobs(db: Db, kind: string, refs: readonly string[], now: number): Promise<void> {
+  if (refs.length === 0) return;
+  await db
+    .updateTable('jobs')
+    .set({ status: 'cancelled', locked_by: null, locked_until: null, updated_at: now })
+    .where('kind', '=', kind)
+    .where('ref', 'in', [...refs])
+    .where('status', 'in', ['queued', 'running'])
+    .execute();
+}
+
+export function findJob(db: Db, id: string): Promise<JobRow | undefined> {
+  return db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirst();
+}

@@ -1,0 +1,55 @@
+// The worker as the server and `waypost worker` run it: configuration in, handlers wired.
+import type { Config } from '../config.ts';
+import type { Database } from '../db/database.ts';
+import { createOutbound, type Outbound } from '../lib/ssrf.ts';
+import { deliveryHandler } from '../services/deliveries.job.ts';
+import { DELIVERY_JOB } from '../services/deliveries.logic.ts';
+import { secretsKey } from '../services/secrets.ts';
+import { createWorker, type Worker } from './worker.ts';
+
+export interface JobRunnerOptions {
+  config: Config;
+  database: Database;
+  /** Tests: a clock and randomness of their own, an outbound client with a fake resolver. */
+  now?: () => number;
+  random?: () => number;
+  outbound?: Outbound;
+  workerId?: string;
+  pollMs?: number;
+  onError?: (error: unknown) => void;
+}
+
+export interface JobRunner {
+  worker: Worker;
+  /** Stops the worker (jobs in flight finish) and closes its connections. */
+  close(): Promise<void>;
+}
+
+export function createJobRunner(options: JobRunnerOptions): JobRunner {
+  const { config, database } = options;
+  const now = options.now ?? Date.now;
+  const outbound = options.outbound ?? createOutbound({ allow: config.outboundAllow });
+  const worker = createWorker({
+    db: database.db,
+    dialect: database.dialect,
+    handlers: {
+      [DELIVERY_JOB]: deliveryHandler({ db: database.db, outbound, secretsKey: secretsKey(config.secretKey), now }),
+    },
+    // SQLite takes one writer at a time; more workers there would only wait on each other.
+    concurrency: config.workerConcurrency,
+    leaseMs: config.jobLeaseSeconds * 1000,
+    retry: { baseMs: config.retryBaseSeconds * 1000, maxMs: config.retryMaxSeconds * 1000 },
+    now,
+    ...(options.random ? { random: options.random } : {}),
+    ...(options.workerId ? { workerId: options.workerId } : {}),
+    ...(options.pollMs ? { pollMs: options.pollMs } : {}),
+    ...(options.onError ? { onError: options.onError } : {}),
+  });
+  return {
+    worker,
+    close: async () => {
+      await worker.stop();
+      if (!options.outbound) await outbound.close();
+    },
+  };
+}

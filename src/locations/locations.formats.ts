@@ -1,0 +1,62 @@
+// Other representations of a page of locations (API.md "Collections"): GeoJSON (RFC 7946) and
+// GPX 1.1, chosen by `format` or by `Accept`.
+import type { FastifyRequest } from 'fastify';
+import { BaseBuilder, buildGPX } from 'gpx-builder';
+import type { Rendered } from '../items/items.routes.ts';
+import type { Location, LocationsParams } from './locations.logic.ts';
+
+export const GEOJSON = 'application/geo+json';
+export const GPX = 'application/gpx+xml';
+
+/** The representation asked for: the `format` parameter wins over `Accept`. */
+export function chosenFormat(request: FastifyRequest, format: LocationsParams['format']): 'json' | 'geojson' | 'gpx' {
+  if (format) return format;
+  const accept = request.headers.accept ?? '';
+  if (accept.includes(GEOJSON)) return 'geojson';
+  if (accept.includes(GPX)) return 'gpx';
+  return 'json';
+}
+
+/** A FeatureCollection of Point features; the object's other fields are the properties. */
+export function toGeoJson(points: Location[]) {
+  return {
+    type: 'FeatureCollection' as const,
+    features: points.map(({ lat, lon, alt, ...properties }) => ({
+      type: 'Feature' as const,
+      id: properties.id,
+      // RFC 7946 3.1.1: longitude, latitude, then altitude when there is one.
+      geometry: { type: 'Point' as const, coordinates: alt === null ? [lon, lat] : [lon, lat, alt] },
+      properties: { ...properties, alt },
+    })),
+  };
+}
+
+/** One GPX track segment, oldest point first as GPX readers expect. */
+export function toGpx(points: Location[], title: string): string {
+  const { Point } = BaseBuilder.MODELS;
+  const builder = new BaseBuilder();
+  builder.setMetadata(new BaseBuilder.MODELS.Metadata({ name: title }));
+  const ordered = [...points].sort((a, b) => a.time - b.time || (a.id < b.id ? -1 : 1));
+  builder.setSegmentPoints(
+    ordered.map(
+      (point) =>
+        new Point(point.lat, point.lon, {
+          ...(point.alt === null ? {} : { ele: point.alt }),
+          time: new Date(point.time * 1000),
+        }),
+    ),
+  );
+  return buildGPX(builder.toObject());
+}
+
+export async function renderLocations(
+  request: FastifyRequest,
+  points: Location[],
+  params: LocationsParams,
+  title: string,
+): Promise<Rendered | undefined> {
+  const format = chosenFormat(request, params.format);
+  if (format === 'geojson') return { type: GEOJSON, body: JSON.stringify(toGeoJson(points)) };
+  if (format === 'gpx') return { type: `${GPX}; charset=utf-8`, body: toGpx(points, title) };
+  return undefined;
+}

@@ -1,0 +1,58 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Db } from '../db/database.ts';
+import { problems } from '../http/schemas.ts';
+import { strictBody } from '../http/strict-body.ts';
+import { registerItemReads } from '../items/items.routes.ts';
+import { GEOJSON, GPX, renderLocations } from './locations.formats.ts';
+import { addLocations, getLocation, listLocations, type LocationsParams } from './locations.logic.ts';
+import {
+  LOCATION_BATCH_MAX,
+  LocationBatchBody,
+  LocationBatchResult,
+  LocationSchema,
+  LocationsQuery,
+} from './locations.schemas.ts';
+
+export async function locationsRoutes(fastify: FastifyInstance, { db, baseUrl }: { db: Db; baseUrl: string }) {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  app.addSchema(LocationSchema);
+
+  registerItemReads<LocationsParams, Awaited<ReturnType<typeof getLocation>>>(
+    app,
+    { db, baseUrl },
+    {
+      table: 'locations',
+      tag: 'locations',
+      objectRef: 'Location',
+      query: LocationsQuery,
+      representations: {
+        [GEOJSON]: 'RFC 7946 FeatureCollection of Point features (`format=geojson` or `Accept: application/geo+json`).',
+        [GPX]: 'GPX 1.1 with one track segment, oldest point first (`format=gpx` or `Accept: application/gpx+xml`).',
+      },
+      list: (ctx) => listLocations(db, ctx),
+      byId: (id, auth) => getLocation(db, id, auth),
+      render: (request, page, ctx) =>
+        renderLocations(request, page.items, ctx.query, `${ctx.owner.username}: ${ctx.scope} locations`),
+    },
+  );
+
+  app.post(
+    '/locations',
+    {
+      config: { permission: 'write_locations' },
+      validatorCompiler: strictBody,
+      schema: {
+        summary: 'Add a batch of locations',
+        description:
+          `A JSON array of points or a GeoJSON FeatureCollection, at most ${LOCATION_BATCH_MAX} points. Every point is ` +
+          'checked; one bad point rejects the batch (400 naming its index) and nothing is stored. A point already ' +
+          "stored (same time, lat, lon) is counted as a duplicate, not stored again. Points without `scope` get the owner's default (private unless changed in the settings).",
+        tags: ['locations'],
+        body: LocationBatchBody,
+        response: { 200: LocationBatchResult, ...problems(400, 401, 413) },
+      },
+    },
+    async (request) => addLocations(db, request.auth!.userId, request.body),
+  );
+}

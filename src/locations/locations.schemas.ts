@@ -1,0 +1,72 @@
+import { Type } from 'typebox';
+import { collectionQuery, ScopeSchema } from '../items/items.schemas.ts';
+
+const Nullable = (description: string) => Type.Union([Type.Number(), Type.Null()], { description });
+
+export const LocationSchema = Type.Object(
+  {
+    id: Type.String(),
+    username: Type.String(),
+    scope: ScopeSchema,
+    time: Type.Number({ description: 'When the point was recorded, Unix epoch seconds.' }),
+    lat: Type.Number({ minimum: -90, maximum: 90 }),
+    lon: Type.Number({ minimum: -180, maximum: 180 }),
+    alt: Nullable('Metres above the WGS84 ellipsoid (as GPS reports it).'),
+    accuracy: Nullable("Horizontal accuracy in metres. Public points: at least the owner's precision."),
+    speed: Nullable('Metres per second.'),
+    heading: Nullable('Degrees clockwise from true north, 0 to 360.'),
+    source: Type.Union([Type.String(), Type.Null()], { description: 'The service it came from, or null.' }),
+    created_at: Type.Number({ description: 'When Waypost stored it, Unix epoch seconds.' }),
+  },
+  {
+    $id: 'Location',
+    description:
+      "A point of a location history. Public points are served rounded to the owner's `public_location_precision_m`.",
+  },
+);
+
+export const BBOX_PATTERN = '^-?[0-9.]+,-?[0-9.]+,-?[0-9.]+,-?[0-9.]+$';
+
+export const LocationsQuery = collectionQuery({
+  bbox: Type.Optional(
+    Type.String({
+      maxLength: 100,
+      description:
+        '`min_lon,min_lat,max_lon,max_lat`; `min_lon > max_lon` crosses the antimeridian. On public collections ' +
+        'the box applies to the rounded points, so a page may hold fewer than `count` points: follow `Link` until it is absent.',
+    }),
+  ),
+  format: Type.Optional(
+    Type.Union([Type.Literal('json'), Type.Literal('geojson'), Type.Literal('gpx')], {
+      description:
+        '`json` (default), `geojson` (RFC 7946 FeatureCollection, also chosen by `Accept: application/geo+json`), ' +
+        'or `gpx` (GPX 1.1 track, also `Accept: application/gpx+xml`).',
+    }),
+  ),
+});
+
+export const LOCATION_BATCH_MAX = 1000;
+
+export const LocationBatchBody = Type.Union(
+  [
+    Type.Array(Type.Unknown(), {
+      description:
+        'Points `{time, lat, lon, alt?, accuracy?, speed?, heading?, scope?}`; `time` in Unix epoch seconds.',
+    }),
+    Type.Object(
+      { type: Type.Literal('FeatureCollection'), features: Type.Array(Type.Unknown()) },
+      {
+        additionalProperties: true,
+        description:
+          'GeoJSON: Point features, `coordinates: [lon, lat, alt?]`, `properties.time` (epoch seconds or RFC 3339; ' +
+          '`timestamp` also read), and optional `accuracy`, `speed`, `heading`, `scope`; other properties are ignored.',
+      },
+    ),
+  ],
+  { description: `Up to ${LOCATION_BATCH_MAX} points, checked one by one; one bad point rejects the whole batch.` },
+);
+
+export const LocationBatchResult = Type.Object({
+  stored: Type.Integer({ description: 'Points stored now.' }),
+  duplicates: Type.Integer({ description: 'Points already stored (same time, lat and lon), not stored again.' }),
+});

@@ -1,0 +1,172 @@
+import { rm } from 'node:fs/promises';
+import type { Db } from '../db/database.ts';
+import type { Auth } from '../http/auth.ts';
+import { AppError, badRequest, notFound } from '../http/errors.ts';
+import { pageOf, readItem, toPageQuery, type CollectionParams, type Page, type Scope } from '../items/items.logic.ts';
+import type { ListContext } from '../items/items.routes.ts';
+import { newId } from '../lib/ids.ts';
+import { msToSeconds, nowMs } from '../lib/time.ts';
+import { roundPoint } from '../locations/precision.ts';
+import { getSettings } from '../settings/settings.logic.ts';
+import { findUserById } from '../users/users.repo.ts';
+import { probe, sniff, thumbnail } from './media.probe.ts';
+import { insertMedium, selectMediaPage, type MediumRow } from './media.repo.ts';
+import { CAPTION_MAX } from './media.schemas.ts';
+import { commitFile, filePath, thumbnailPath, writeFileAtomic, type Storage, type TempFile } from './media.storage.ts';
+
+export interface Medium {
+  id: string;
+  username: string;
+  scope: Scope;
+  kind: string;
+  mime_type: string;
+  size: number;
+  sha256: string;
+  width: number | null;
+  height: number | null;
+  duration: number | null;
+  time: number;
+  location: { lat: number; lon: number } | null;
+  caption: string;
+  url: string;
+  thumbnail_url: string | null;
+  created_at: number;
+}
+
+export function toMedium(row: MediumRow, username: string, baseUrl: string, precisionM: number): Medium {
+  const exact = row.lat === null || row.lon === null ? null : { lat: row.lat, lon: row.lon };
+  const url = `${baseUrl}/media/id/${row.id}/file`;
+  return {
+    id: row.id,
+    username,
+    scope: row.scope,
+    kind: row.kind,
+    mime_type: row.mime_type,
+    size: row.size,
+    sha256: row.sha256,
+    width: row.width,
+    height: row.height,
+    duration: row.duration,
+    time: msToSeconds(row.time),
+    location: exact && row.scope === 'public' ? roundPoint(exact.lat, exact.lon, precisionM) : exact,
+    caption: row.caption,
+    url,
+    thumbnail_url: row.has_thumbnail ? `${baseUrl}/media/id/${row.id}/thumbnail` : null,
+    created_at: msToSeconds(row.created_at),
+  };
+}
+
+async function precisionFor(db: Db, userId: string, rows: MediumRow[]): Promise<number> {
+  const needed = rows.some((row) => row.scope === 'public' && row.lat !== null);
+  return needed ? (await getSettings(db, userId)).publicLocationPrecisionM : 0;
+}
+
+export async function listMedia(db: Db, baseUrl: string, ctx: ListContext<CollectionParams>): Promise<Page<Medium>> {
+  const result = await selectMediaPage(db, { owner: ctx.owner.id, scope: ctx.scope }, toPageQuery(ctx.query));
+  const precision = await precisionFor(db, ctx.owner.id, result.rows);
+  return pageOf(result, (row) => toMedium(row, ctx.owner.username, baseUrl, precision));
+}
+
+export async function getMedium(db: Db, baseUrl: string, id: string, auth: Auth | undefined): Promise<Medium> {
+  const row = await readItem(db, 'media', id, auth);
+  const owner = await findUserById(db, row.user_id);
+  return toMedium(row, owner?.username ?? '', baseUrl, await precisionFor(db, row.user_id, [row]));
+}
+
+/** A stored file to send, after the object's access rules allowed it. */
+export interface StoredFile {
+  path: string;
+  type: string;
+  etag: string;
+}
+
+export async function mediumFile(
+  db: Db,
+  storage: Storage,
+  id: string,
+  auth: Auth | undefined,
+  which: 'file' | 'thumbnail',
+): Promise<StoredFile> {
+  const row = await readItem(db, 'media', id, auth);
+  if (which === 'file') return { path: filePath(storage, row.sha256), type: row.mime_type, etag: `"${row.sha256}"` };
+  if (!row.has_thumbnail) throw notFound('This medium has no thumbnail.');
+  return { path: thumbnailPath(storage, row.sha256), type: 'image/webp', etag: `"${row.sha256}-thumb"` };
+}
+
+export interface Upload {
+  file: TempFile;
+  scope?: string | undefined;
+  caption?: string | undefined;
+}
+
+function checkFields(upload: Upload): { scope: Scope | undefined; caption: string } {
+  const scope = upload.scope;
+  if (scope !== undefined && scope !== 'public' && scope !== 'private') {
+    throw badRequest('scope must be "public" or "private".', [
+      { path: 'body/scope', message: 'must be public or private' },
+    ]);
+  }
+  const caption = (upload.caption ?? '').trim();
+  if ([...caption].length > CAPTION_MAX) {
+    throw badRequest(`The caption is over ${CAPTION_MAX} characters.`, [
+      { path: 'body/caption', message: `must be at most ${CAPTION_MAX} characters` },
+    ]);
+  }
+  return { scope, caption };
+}
+
+/**
+ * Stores an uploaded file as a medium: sniff the type from the bytes (415 unless image, video or
+ * audio), read EXIF, make the thumbnail, move the file to its content-hash name, then commit
+ * the row. The temporary file is gone afterwards, whatever happened.
+ */
+export async function createMedium(
+  db: Db,
+  storage: Storage,
+  baseUrl: string,
+  userId: string,
+  upload: Upload,
+): Promise<Medium> {
+  try {
+    const fields = checkFields(upload);
+    const sniffed = await sniff(upload.file.path);
+    if (!sniffed) {
+      throw new AppError(
+        415,
+        'unsupported_media_type',
+        'The file is not an image, video or audio file (judged by its bytes).',
+      );
+    }
+    const settings = await getSettings(db, userId);
+    const facts = await probe(upload.file.path, sniffed, settings.timezone);
+    const thumb = sniffed.kind === 'image' ? await thumbnail(upload.file.path) : undefined;
+    const { sha256, size } = upload.file;
+    await commitFile(upload.file.path, filePath(storage, sha256));
+    if (thumb) await writeFileAtomic(storage, thumbnailPath(storage, sha256), thumb);
+    const now = nowMs();
+    const row: MediumRow = {
+      user_id: userId,
+      id: newId(),
+      scope: fields.scope ?? settings.defaultScopes.media,
+      time: facts.takenMs ?? now,
+      created_at: now,
+      kind: facts.kind,
+      mime_type: facts.mimeType,
+      size,
+      sha256,
+      width: facts.width,
+      height: facts.height,
+      duration: null,
+      lat: facts.location?.lat ?? null,
+      lon: facts.location?.lon ?? null,
+      caption: fields.caption,
+      has_thumbnail: thumb ? 1 : 0,
+      source: null,
+    };
+    await insertMedium(db, row);
+    const owner = await findUserById(db, userId);
+    return toMedium(row, owner?.username ?? '', baseUrl, 0);
+  } finally {
+    await rm(upload.file.path, { force: true });
+  }
+}

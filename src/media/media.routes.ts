@@ -1,0 +1,92 @@
+import multipart from '@fastify/multipart';
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { Config } from '../config.ts';
+import type { Db } from '../db/database.ts';
+import { problems } from '../http/schemas.ts';
+import type { CollectionParams } from '../items/items.logic.ts';
+import { registerItemReads } from '../items/items.routes.ts';
+import { IdParams } from '../items/items.schemas.ts';
+import { sendStoredFile } from './media.files.ts';
+import { createMedium, getMedium, listMedia, mediumFile, type Medium } from './media.logic.ts';
+import { FileHeaders, MediaQuery, MediumSchema } from './media.schemas.ts';
+import { mediaStorage } from './media.storage.ts';
+import { receiveUpload } from './media.upload.ts';
+
+export async function mediaRoutes(fastify: FastifyInstance, { db, config }: { db: Db; config: Config }) {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const storage = mediaStorage(config.dataDir);
+  const { baseUrl, uploadLimit } = config;
+  app.addSchema(MediumSchema);
+  // One file per request, streamed to disk; the limits bound what a request can make us hold.
+  await app.register(multipart, {
+    limits: { fileSize: uploadLimit, files: 1, fields: 4, fieldSize: 8 * 1024, parts: 6, headerPairs: 100 },
+  });
+
+  registerItemReads<CollectionParams, Medium>(
+    app,
+    { db, baseUrl },
+    {
+      table: 'media',
+      tag: 'media',
+      objectRef: 'Medium',
+      query: MediaQuery,
+      list: (ctx) => listMedia(db, baseUrl, ctx),
+      byId: (id, auth) => getMedium(db, baseUrl, id, auth),
+    },
+  );
+
+  for (const which of ['file', 'thumbnail'] as const) {
+    app.get(
+      `/media/id/:id/${which}`,
+      {
+        config: { auth: 'optional' },
+        schema: {
+          summary: which === 'file' ? 'The file of a medium' : 'The WebP thumbnail of an image',
+          description:
+            'The same access rules as `GET /media/id/<id>`. Strong `ETag` (the content hash), `If-None-Match` (304), ' +
+            'single byte ranges (206, 416), `If-Range`.',
+          tags: ['media'],
+          params: IdParams,
+          headers: FileHeaders,
+          response: {
+            200: { description: 'The bytes, with their sniffed content type.', content: { '*/*': { schema: {} } } },
+            206: { description: 'The requested range.', content: { '*/*': { schema: {} } } },
+            304: { description: 'Not modified.', type: 'null' },
+            ...problems(400, 401, 404, 416, 503),
+          },
+        },
+      },
+      async (request, reply) =>
+        sendStoredFile(request, reply, await mediumFile(db, storage, request.params.id, request.auth, which)),
+    );
+  }
+
+  app.post(
+    '/media',
+    {
+      config: { permission: 'upload_media' },
+      schema: {
+        summary: 'Upload a photo, video or audio file',
+        description:
+          'multipart/form-data with one part `file` and optional fields `scope` (`public` or `private`; default ' +
+          "from the owner's settings, private unless changed) and `caption`. The type is sniffed from the bytes; " +
+          `anything but image, video or audio is 415. Files over the upload limit (WAYPOST_UPLOAD_LIMIT) are 413. ` +
+          "EXIF time (its own offset, else the owner's time zone) and GPS are read; a WebP thumbnail without metadata " +
+          'is made for images. 201 with `Location` and the medium.',
+        tags: ['media'],
+        consumes: ['multipart/form-data'],
+        response: {
+          201: { ...Type.Ref('Medium'), description: 'Stored.' },
+          ...problems(400, 401, 413, 415),
+        },
+      },
+    },
+    async (request, reply) => {
+      const upload = await receiveUpload(request, storage, uploadLimit);
+      const medium = await createMedium(db, storage, baseUrl, request.auth!.userId, upload);
+      return reply.code(201).header('location', `/media/id/${medium.id}`).send(medium);
+    },
+  );
+}

@@ -1,0 +1,40 @@
+import { Type } from 'typebox';
+import { collectionQuery, ScopeSchema } from '../items/items.schemas.ts';
+
+const NullableNumber = (description: string) => Type.Union([Type.Number(), Type.Null()], { description });
+
+export const MediumSchema = Type.Object(
+  {
+    id: Type.String(),
+    username: Type.String(),
+    scope: ScopeSchema,
+    kind: Type.Union(['image', 'video', 'audio', 'other'].map((k) => Type.Literal(k))),
+    mime_type: Type.String({ description: 'Sniffed from the bytes, not taken from the upload.' }),
+    size: Type.Integer({ description: 'Bytes.' }),
+    sha256: Type.String({ description: 'Hex SHA-256 of the file; also its `ETag`.' }),
+    width: NullableNumber('Pixels, as displayed (EXIF orientation applied); null for audio and video.'),
+    height: NullableNumber('Pixels, as displayed; null for audio and video.'),
+    duration: NullableNumber('Seconds, for audio and video when known; null otherwise.'),
+    time: Type.Number({ description: 'When it was taken (EXIF), else when it was uploaded; Unix epoch seconds.' }),
+    location: Type.Union([Type.Object({ lat: Type.Number(), lon: Type.Number() }), Type.Null()], {
+      description: "Where it was taken (EXIF GPS), or null; public media at the owner's location precision.",
+    }),
+    caption: Type.String(),
+    url: Type.String({ description: 'The file; the same access rules as the object.' }),
+    thumbnail_url: Type.Union([Type.String(), Type.Null()], {
+      description: 'A WebP thumbnail without metadata (images only), or null.',
+    }),
+    created_at: Type.Number({ description: 'When Waypost stored it, Unix epoch seconds.' }),
+  },
+  { $id: 'Medium', description: 'A photo, video or audio file.' },
+);
+
+export const MediaQuery = collectionQuery({});
+
+export const CAPTION_MAX = 2000;
+
+export const FileHeaders = Type.Object({
+  range: Type.Optional(Type.String({ maxLength: 200 })),
+  'if-none-match': Type.Optional(Type.String({ maxLength: 500 })),
+  'if-range': Type.Optional(Type.String({ maxLength: 200 })),
+});

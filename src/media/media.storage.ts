@@ -1,0 +1,94 @@
+// Media files on disk, by content hash (DESIGN.md "Data model"): an upload is streamed to a
+// temporary file while it is hashed, flushed to disk (fsync), then renamed to its final name,
+// so a final name never holds half a file. The database row is committed after the rename.
+import { createHash } from 'node:crypto';
+import { createWriteStream, mkdirSync } from 'node:fs';
+import { open, rename, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { randomToken } from '../lib/crypto.ts';
+
+export interface Storage {
+  root: string;
+  tmp: string;
+}
+
+export function mediaStorage(dataDir: string): Storage {
+  const root = join(dataDir, 'media');
+  const tmp = join(root, 'tmp');
+  mkdirSync(tmp, { recursive: true });
+  return { root, tmp };
+}
+
+export const filePath = (storage: Storage, sha256: string) => join(storage.root, sha256.slice(0, 2), sha256);
+export const thumbnailPath = (storage: Storage, sha256: string) => `${filePath(storage, sha256)}.webp`;
+
+export interface TempFile {
+  path: string;
+  sha256: string;
+  size: number;
+}
+
+/** Streams into a new temporary file, hashing on the way; on any error the file is removed. */
+export async function writeTemp(storage: Storage, source: Readable | AsyncIterable<Uint8Array>): Promise<TempFile> {
+  const path = join(storage.tmp, `${randomToken(12)}.part`);
+  const hash = createHash('sha256');
+  let size = 0;
+  try {
+    await pipeline(
+      source,
+      async function* (chunks: AsyncIterable<Uint8Array>) {
+        for await (const chunk of chunks) {
+          hash.update(chunk);
+          size += chunk.length;
+          yield chunk;
+        }
+      },
+      createWriteStream(path, { flags: 'wx', mode: 0o600 }),
+    );
+    // fsync through a second descriptor: it flushes the file's data, whoever wrote it.
+    const handle = await open(path, 'r+');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch (error) {
+    await rm(path, { force: true });
+    throw error;
+  }
+  return { path, sha256: hash.digest('hex'), size };
+}
+
+/** fsync a directory, so a rename in it survives a power cut. */
+async function syncDir(dir: string): Promise<void> {
+  const handle = await open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Moves a finished temporary file to its final name; the same content already there is kept. */
+export async function commitFile(tempPath: string, finalPath: string): Promise<void> {
+  const dir = join(finalPath, '..');
+  mkdirSync(dir, { recursive: true });
+  const exists = await stat(finalPath).then(
+    () => true,
+    () => false,
+  );
+  if (exists) {
+    await rm(tempPath, { force: true });
+    return;
+  }
+  await rename(tempPath, finalPath);
+  await syncDir(dir);
+}
+
+/** Writes bytes to a final name the same way: temp file, fsync, rename. */
+export async function writeFileAtomic(storage: Storage, finalPath: string, bytes: Uint8Array): Promise<void> {
+  const temp = await writeTemp(storage, Readable.from([bytes]));
+  await commitFile(temp.path, finalPath);
+}

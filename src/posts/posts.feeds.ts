@@ -1,0 +1,75 @@
+// Public posts as feeds (API.md "Collections"), so a feed reader can follow a person: Atom
+// (RFC 4287) and JSON Feed, written by the `feed` library.
+import type { FastifyRequest } from 'fastify';
+import { Feed } from 'feed';
+import type { Rendered } from '../items/items.routes.ts';
+import type { Post, PostsParams } from './posts.logic.ts';
+
+export const ATOM = 'application/atom+xml';
+export const JSON_FEED = 'application/feed+json';
+
+/** Where a user's feeds live: the profile links to them. */
+export function feedUrls(baseUrl: string, username: string): { atom: string; json_feed: string } {
+  const base = `${baseUrl}/posts/public/${encodeURIComponent(username)}`;
+  return { atom: `${base}?format=atom`, json_feed: `${base}?format=jsonfeed` };
+}
+
+function chosenFormat(request: FastifyRequest, format: PostsParams['format']): 'json' | 'atom' | 'jsonfeed' {
+  if (format) return format;
+  const accept = request.headers.accept ?? '';
+  if (accept.includes(ATOM)) return 'atom';
+  if (accept.includes(JSON_FEED)) return 'jsonfeed';
+  return 'json';
+}
+
+/** A feed title: the first line, shortened; Atom requires one per entry. */
+function titleOf(text: string): string {
+  const line = text.split('\n')[0] ?? '';
+  return line.length > 80 ? `${line.slice(0, 79)}…` : line;
+}
+
+/** Posts are plain text; feeds carry HTML, so the text is escaped and its line breaks kept. */
+export function textToHtml(text: string): string {
+  const entities: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+  const escaped = text.replace(/[&<>"']/g, (c) => entities[c] ?? c);
+  return escaped.replace(/\r?\n/g, '<br>\n');
+}
+
+export function buildFeed(baseUrl: string, username: string, posts: Post[]): Feed {
+  const urls = feedUrls(baseUrl, username);
+  const profile = `${baseUrl}/users/${encodeURIComponent(username)}`;
+  const feed = new Feed({
+    id: profile,
+    title: `${username} on Waypost`,
+    link: profile,
+    updated: new Date((posts[0]?.time ?? 0) * 1000),
+    generator: 'Waypost',
+    feedLinks: { atom: urls.atom, json: urls.json_feed },
+    author: { name: username, link: profile },
+  });
+  for (const post of posts) {
+    const url = `${baseUrl}/posts/id/${post.id}`;
+    feed.addItem({
+      title: titleOf(post.text),
+      id: url,
+      link: url,
+      date: new Date(post.time * 1000),
+      published: new Date(post.time * 1000),
+      content: textToHtml(post.text),
+    });
+  }
+  return feed;
+}
+
+export async function renderPosts(
+  request: FastifyRequest,
+  posts: Post[],
+  params: PostsParams,
+  baseUrl: string,
+  username: string,
+): Promise<Rendered | undefined> {
+  const format = chosenFormat(request, params.format);
+  if (format === 'atom') return { type: `${ATOM}; charset=utf-8`, body: buildFeed(baseUrl, username, posts).atom1() };
+  if (format === 'jsonfeed') return { type: JSON_FEED, body: buildFeed(baseUrl, username, posts).json1() };
+  return undefined;
+}

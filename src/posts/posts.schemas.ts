@@ -1,0 +1,74 @@
+import { Type } from 'typebox';
+import { collectionQuery, ScopeSchema } from '../items/items.schemas.ts';
+
+export const TEXT_MAX = 5000;
+export const POST_MEDIA_MAX = 20;
+
+const Point = Type.Object(
+  { lat: Type.Number({ minimum: -90, maximum: 90 }), lon: Type.Number({ minimum: -180, maximum: 180 }) },
+  { additionalProperties: false },
+);
+
+export const PostSchema = Type.Object(
+  {
+    id: Type.String(),
+    username: Type.String(),
+    text: Type.String(),
+    scope: ScopeSchema,
+    time: Type.Number({ description: 'When it was published, Unix epoch seconds.' }),
+    created_at: Type.Number({ description: 'When Waypost stored it, Unix epoch seconds.' }),
+    media_ids: Type.Array(Type.String()),
+    location: Type.Union([Point, Type.Null()], {
+      description: "Where it was written, or null; public posts at the owner's location precision.",
+    }),
+    source: Type.Union([Type.String(), Type.Null()], { description: 'The service it came from, or null.' }),
+    deliveries: Type.Optional(
+      Type.Array(
+        Type.Object({
+          service_id: Type.String(),
+          status: Type.Union(['pending', 'delivered', 'failed', 'cancelled'].map((s) => Type.Literal(s))),
+          attempts: Type.Integer(),
+          remote_url: Type.Union([Type.String(), Type.Null()]),
+          last_error: Type.Union([Type.String(), Type.Null()]),
+          updated_at: Type.Number(),
+        }),
+        { description: "Only for the owner's token: one entry per target service." },
+      ),
+    ),
+  },
+  { $id: 'Post', description: 'A post.' },
+);
+
+export const PostsQuery = collectionQuery({
+  format: Type.Optional(
+    Type.Union([Type.Literal('json'), Type.Literal('atom'), Type.Literal('jsonfeed')], {
+      description:
+        '`json` (default), `atom` (RFC 4287, also `Accept: application/atom+xml`) or `jsonfeed` (JSON Feed 1, also ' +
+        '`Accept: application/feed+json`), so a feed reader can follow `/posts/public/<username>`.',
+    }),
+  ),
+});
+
+export const NewPostBody = Type.Object(
+  {
+    text: Type.String({
+      maxLength: TEXT_MAX * 4,
+      description: `1 to ${TEXT_MAX} characters after trimming.`,
+    }),
+    groups: Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
+      uniqueItems: true,
+      maxItems: 100,
+      description: "Distinct ids of the caller's service groups; `[]` stores the post and delivers it nowhere.",
+    }),
+    scope: Type.Optional(ScopeSchema),
+    media_ids: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
+        uniqueItems: true,
+        maxItems: POST_MEDIA_MAX,
+        description: "Ids of the caller's own media to attach.",
+      }),
+    ),
+    location: Type.Optional(Type.Union([Point, Type.Null()])),
+  },
+  { additionalProperties: false },
+);

@@ -1,0 +1,68 @@
+// The `delivery` job: publish one post to one service through its connector, and record the
+// outcome on the delivery (and the service's status) when the job closes.
+import type { Db } from '../db/database.ts';
+import type { Outbound } from '../lib/ssrf.ts';
+import type { Job, JobHandler } from '../jobs/worker.ts';
+import { connectors, isServiceType } from './connectors/index.ts';
+import { DeliveryError, type PublishResult } from './connectors/connector.ts';
+import type { DeliveryPayload } from './deliveries.logic.ts';
+import { findDeliveryRow, updatePendingDelivery } from './deliveries.repo.ts';
+import { openSecrets, type SecretKey } from './secrets.ts';
+import { findServiceRow, setServiceStatus } from './services.repo.ts';
+
+export interface DeliveryDeps {
+  db: Db;
+  outbound: Outbound;
+  secretsKey: SecretKey;
+  now: () => number;
+}
+
+type Outcome = PublishResult & { serviceId: string | null };
+
+export function deliveryHandler({ db, outbound, secretsKey, now }: DeliveryDeps): JobHandler<Outcome> {
+  return {
+    async perform(job: Job): Promise<Outcome> {
+      const { delivery_id: deliveryId, post } = job.payload as DeliveryPayload;
+      const delivery = await findDeliveryRow(db, deliveryId);
+      // Cancelled (its service was deleted) or already settled: nothing to send.
+      if (delivery?.status !== 'pending') return { remoteUrl: null, serviceId: null };
+      const service = await findServiceRow(db, delivery.user_id, delivery.service_id);
+      if (!service) return { remoteUrl: null, serviceId: null };
+      if (!isServiceType(service.type)) throw new DeliveryError(`unknown service type ${service.type}`, true);
+      const result = await connectors[service.type].publish({
+        post,
+        config: JSON.parse(service.config) as Record<string, string>,
+        secrets: openSecrets(secretsKey, service.id, service.secrets),
+        deliveryId,
+        outbound,
+        now,
+      });
+      return { ...result, serviceId: service.id };
+    },
+
+    async succeeded(trx, job, { remoteUrl, serviceId }, at) {
+      if (!serviceId) return;
+      const { delivery_id: deliveryId } = job.payload as DeliveryPayload;
+      await updatePendingDelivery(trx, deliveryId, {
+        status: 'delivered',
+        attempts: job.attempt,
+        remote_url: remoteUrl,
+        last_error: null,
+        updated_at: at,
+      });
+      await setServiceStatus(trx, serviceId, 'ok', null, at);
+    },
+
+    async failed(trx, job, error, final, at) {
+      const { delivery_id: deliveryId } = job.payload as DeliveryPayload;
+      await updatePendingDelivery(trx, deliveryId, {
+        status: final ? 'failed' : 'pending',
+        attempts: job.attempt,
+        last_error: error,
+        updated_at: at,
+      });
+      const delivery = await findDeliveryRow(trx, deliveryId);
+      if (delivery) await setServiceStatus(trx, delivery.service_id, 'error', error, at);
+    },
+  };
+}

@@ -1,0 +1,205 @@
+// Services and service groups: rows to API objects, per-type config validation, secrets
+// sealed before they are stored and never shown again.
+import { Compile } from 'typebox/compile';
+import type { Db } from '../db/database.ts';
+import { badRequest, notFound, type FieldError } from '../http/errors.ts';
+import { newId } from '../lib/ids.ts';
+import { msToSeconds, nowMs } from '../lib/time.ts';
+import { cancelJobs } from '../jobs/jobs.repo.ts';
+import type { Capability } from './connectors/connector.ts';
+import { connectors, type ServiceType } from './connectors/index.ts';
+import { DELIVERY_JOB } from './deliveries.logic.ts';
+import { cancelPendingDeliveries } from './deliveries.repo.ts';
+import { REDACTED } from './services.schemas.ts';
+import { sealSecrets, type SecretKey } from './secrets.ts';
+import * as repo from './services.repo.ts';
+
+export interface Service {
+  id: string;
+  type: ServiceType;
+  name: string;
+  enabled: boolean;
+  capabilities: Capability[];
+  config: Record<string, string>;
+  status: 'ok' | 'error';
+  last_error: string | null;
+  created_at: number;
+}
+
+export interface ServiceGroup {
+  id: string;
+  name: string;
+  service_ids: string[];
+  created_at: number;
+}
+
+export interface NewService {
+  type: ServiceType;
+  name: string;
+  enabled?: boolean | undefined;
+  config: Record<string, unknown>;
+}
+
+function toService(row: repo.ServiceRow): Service {
+  const type = row.type as ServiceType;
+  const connector = connectors[type];
+  const config = JSON.parse(row.config) as Record<string, string>;
+  // Secrets are not in `config` at all; their names are shown so a client sees they are set.
+  for (const field of connector.secretFields) config[field] = REDACTED;
+  return {
+    id: row.id,
+    type,
+    name: row.name,
+    enabled: row.enabled === 1,
+    capabilities: [...connector.capabilities],
+    config,
+    status: row.status === 'error' ? 'error' : 'ok',
+    last_error: row.last_error,
+    created_at: msToSeconds(row.created_at),
+  };
+}
+
+function toGroup(row: repo.GroupRow): ServiceGroup {
+  return { id: row.id, name: row.name, service_ids: row.service_ids, created_at: msToSeconds(row.created_at) };
+}
+
+const configCheckers = Object.fromEntries(
+  Object.entries(connectors).map(([type, connector]) => [type, Compile(connector.configSchema)]),
+) as Record<ServiceType, ReturnType<typeof Compile>>;
+
+/** The config of `POST /services`, checked against its type's schema; 400 names each field. */
+function validateConfig(type: ServiceType, config: Record<string, unknown>): Record<string, string> {
+  const checker = configCheckers[type];
+  if (checker.Check(config)) return config as Record<string, string>;
+  const errors: FieldError[] = [];
+  for (const issue of checker.Errors(config)) {
+    const params = issue.params as { requiredProperties?: string[]; additionalProperties?: string[] };
+    if (issue.keyword === 'boolean') continue; // repeated by the additionalProperties issue
+    if (params.requiredProperties) {
+      for (const name of params.requiredProperties)
+        errors.push({ path: `body/config/${name}`, message: 'is required' });
+    } else if (params.additionalProperties) {
+      for (const name of params.additionalProperties) {
+        errors.push({ path: `body/config/${name}`, message: `is not a ${type} setting` });
+      }
+    } else {
+      // A secret's value is never echoed: the message names the rule, not the input.
+      errors.push({ path: `body/config${issue.instancePath}`, message: issue.message });
+    }
+  }
+  throw badRequest(
+    `The ${type} configuration is invalid: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}.`,
+    errors,
+  );
+}
+
+export async function createService(db: Db, key: SecretKey, userId: string, input: NewService): Promise<Service> {
+  const connector = connectors[input.type];
+  const config = validateConfig(input.type, input.config);
+  const id = newId();
+  const plain: Record<string, string> = {};
+  const secrets: Record<string, string> = {};
+  for (const [field, value] of Object.entries(config)) {
+    (connector.secretFields.includes(field) ? secrets : plain)[field] = value;
+  }
+  const now = nowMs();
+  const row: repo.ServiceRow = {
+    id,
+    user_id: userId,
+    type: input.type,
+    name: input.name,
+    enabled: input.enabled === false ? 0 : 1,
+    config: JSON.stringify(plain),
+    secrets: sealSecrets(key, id, secrets),
+    status: 'ok',
+    last_error: null,
+    created_at: now,
+    updated_at: now,
+  };
+  await repo.insertService(db, row);
+  return toService(row);
+}
+
+export async function listServices(db: Db, userId: string): Promise<Service[]> {
+  return (await repo.listServiceRows(db, userId)).map(toService);
+}
+
+export async function getService(db: Db, userId: string, id: string): Promise<Service> {
+  const row = await repo.findServiceRow(db, userId, id);
+  if (!row) throw notFound('No such service.');
+  return toService(row);
+}
+
+/**
+ * Deletes a service: it leaves its groups and its pending deliveries are cancelled (API.md
+ * "Services and groups"); deliveries already made keep their record.
+ */
+export async function deleteService(db: Db, userId: string, id: string): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const now = nowMs();
+    if (!(await repo.deleteServiceRow(trx, userId, id))) throw notFound('No such service.');
+    const cancelled = await cancelPendingDeliveries(trx, userId, id, now);
+    await cancelJobs(trx, DELIVERY_JOB, cancelled, now);
+  });
+}
+
+export async function listGroups(db: Db, userId: string): Promise<ServiceGroup[]> {
+  return (await repo.listGroupRows(db, userId)).map(toGroup);
+}
+
+export async function getGroup(db: Db, userId: string, id: string): Promise<ServiceGroup> {
+  const row = await repo.findGroupRow(db, userId, id);
+  if (!row) throw notFound('No such service group.');
+  return toGroup(row);
+}
+
+export async function createGroup(
+  db: Db,
+  userId: string,
+  input: { name: string; service_ids?: string[] | undefined },
+): Promise<ServiceGroup> {
+  const serviceIds = input.service_ids ?? [];
+  return db.transaction().execute(async (trx) => {
+    const owned = await repo.ownedServiceIds(trx, userId, serviceIds);
+    const errors = serviceIds
+      .map((id, index) => ({ id, index }))
+      .filter(({ id }) => !owned.has(id))
+      .map(({ index }) => ({ path: `body/service_ids/${index}`, message: 'is not one of your services' }));
+    if (errors.length > 0) throw badRequest('Some services are not yours or do not exist.', errors);
+    const id = newId();
+    const now = nowMs();
+    await repo.insertGroup(trx, { id, user_id: userId, name: input.name, created_at: now });
+    for (const [index, serviceId] of serviceIds.entries())
+      await repo.addMember(trx, userId, id, serviceId, now + index);
+    return getGroup(trx, userId, id);
+  });
+}
+
+/** Deletes a group. Deliveries already queued through it go on (they belong to the post). */
+export async function deleteGroup(db: Db, userId: string, id: string): Promise<void> {
+  if (!(await repo.deleteGroupRow(db, userId, id))) throw notFound('No such service group.');
+}
+
+/** Adds a service to a group; adding it again is harmless. Another person's either is 404. */
+export async function addGroupMember(
+  db: Db,
+  userId: string,
+  groupId: string,
+  serviceId: string,
+): Promise<ServiceGroup> {
+  return db.transaction().execute(async (trx) => {
+    if (!(await repo.findGroupRow(trx, userId, groupId))) throw notFound('No such service group.');
+    if (!(await repo.findServiceRow(trx, userId, serviceId))) throw notFound('No such service.');
+    await repo.addMember(trx, userId, groupId, serviceId, nowMs());
+    return getGroup(trx, userId, groupId);
+  });
+}
+
+/** Removes a service from a group; removing one that is not a member is harmless. */
+export async function removeGroupMember(db: Db, userId: string, groupId: string, serviceId: string): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    if (!(await repo.findGroupRow(trx, userId, groupId))) throw notFound('No such service group.');
+    if (!(await repo.findServiceRow(trx, userId, serviceId))) throw notFound('No such service.');
+    await repo.removeMember(trx, userId, groupId, serviceId);
+  });
+}

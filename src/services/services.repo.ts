@@ -1,0 +1,163 @@
+// All SQL for services and service groups. Every query names the owner: another person's
+// service or group is simply not found.
+import type { Db } from '../db/database.ts';
+import type { ServiceGroupsTable, ServicesTable } from '../db/schema.ts';
+
+export type ServiceRow = ServicesTable;
+export type GroupRow = ServiceGroupsTable & { service_ids: string[] };
+
+export async function insertService(db: Db, row: ServiceRow): Promise<void> {
+  await db.insertInto('services').values(row).execute();
+}
+
+export function listServiceRows(db: Db, userId: string): Promise<ServiceRow[]> {
+  return db
+    .selectFrom('services')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
+
+export function findServiceRow(db: Db, userId: string, id: string): Promise<ServiceRow | undefined> {
+  return db.selectFrom('services').selectAll().where('user_id', '=', userId).where('id', '=', id).executeTakeFirst();
+}
+
+/** Deletes the service; its group memberships go with it (foreign key cascade). */
+export async function deleteServiceRow(db: Db, userId: string, id: string): Promise<boolean> {
+  const result = await db.deleteFrom('services').where('user_id', '=', userId).where('id', '=', id).executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
+
+export async function setServiceStatus(
+  db: Db,
+  id: string,
+  status: 'ok' | 'error',
+  lastError: string | null,
+  now: number,
+): Promise<void> {
+  await db
+    .updateTable('services')
+    .set({ status, last_error: lastError, updated_at: now })
+    .where('id', '=', id)
+    .execute();
+}
+
+export async function insertGroup(db: Db, row: ServiceGroupsTable): Promise<void> {
+  await db.insertInto('service_groups').values(row).execute();
+}
+
+async function withMembers(db: Db, userId: string, rows: ServiceGroupsTable[]): Promise<GroupRow[]> {
+  if (rows.length === 0) return [];
+  const members = await db
+    .selectFrom('service_group_members')
+    .select(['group_id', 'service_id'])
+    .where('user_id', '=', userId)
+    .where(
+      'group_id',
+      'in',
+      rows.map((row) => row.id),
+    )
+    .orderBy('added_at')
+    .orderBy('service_id')
+    .execute();
+  return rows.map((row) => ({
+    ...row,
+    service_ids: members.filter((m) => m.group_id === row.id).map((m) => m.service_id),
+  }));
+}
+
+export async function listGroupRows(db: Db, userId: string): Promise<GroupRow[]> {
+  const rows = await db
+    .selectFrom('service_groups')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  return withMembers(db, userId, rows);
+}
+
+export async function findGroupRow(db: Db, userId: string, id: string): Promise<GroupRow | undefined> {
+  const row = await db
+    .selectFrom('service_groups')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row ? (await withMembers(db, userId, [row]))[0] : undefined;
+}
+
+export async function deleteGroupRow(db: Db, userId: string, id: string): Promise<boolean> {
+  const result = await db
+    .deleteFrom('service_groups')
+    .where('user_id', '=', userId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
+
+/** Adds a member; adding one that is already there changes nothing. */
+export async function addMember(
+  db: Db,
+  userId: string,
+  groupId: string,
+  serviceId: string,
+  now: number,
+): Promise<void> {
+  await db
+    .insertInto('service_group_members')
+    .values({ user_id: userId, group_id: groupId, service_id: serviceId, added_at: now })
+    .onConflict((oc) => oc.columns(['user_id', 'group_id', 'service_id']).doNothing())
+    .execute();
+}
+
+export async function removeMember(db: Db, userId: string, groupId: string, serviceId: string): Promise<void> {
+  await db
+    .deleteFrom('service_group_members')
+    .where('user_id', '=', userId)
+    .where('group_id', '=', groupId)
+    .where('service_id', '=', serviceId)
+    .execute();
+}
+
+/** The caller's group ids among `ids` (unknown and foreign ones are left out). */
+export async function ownedGroupIds(db: Db, userId: string, ids: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('service_groups')
+    .select('id')
+    .where('user_id', '=', userId)
+    .where('id', 'in', [...ids])
+    .execute();
+  return new Set(rows.map((row) => row.id));
+}
+
+/** The caller's services among `ids`. */
+export async function ownedServiceIds(db: Db, userId: string, ids: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('services')
+    .select('id')
+    .where('user_id', '=', userId)
+    .where('id', 'in', [...ids])
+    .execute();
+  return new Set(rows.map((row) => row.id));
+}
+
+/** The distinct enabled services that are members of any of the groups. */
+export async function enabledServicesInGroups(db: Db, userId: string, groupIds: readonly string[]): Promise<string[]> {
+  if (groupIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('service_group_members as m')
+    .innerJoin('services as s', 's.id', 'm.service_id')
+    .select('s.id')
+    .distinct()
+    .where('m.user_id', '=', userId)
+    .where('m.group_id', 'in', [...groupIds])
+    .where('s.enabled', '=', 1)
+    .orderBy('s.id')
+    .execute();
+  return rows.map((row) => row.id);
+}

@@ -1,0 +1,96 @@
+// /services and /services/groups (SPEC.md "Service", API.md "Services and groups").
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { Db } from '../db/database.ts';
+import { problems } from '../http/schemas.ts';
+import { groupsRoutes } from './groups.routes.ts';
+import { createService, deleteService, getService, listServices } from './services.logic.ts';
+import { DeliverySchema, IdParams, NewServiceBody, ServiceGroupSchema, ServiceSchema } from './services.schemas.ts';
+import type { SecretKey } from './secrets.ts';
+
+export interface ServicesRoutesOptions {
+  db: Db;
+  secretsKey: SecretKey;
+}
+
+const tags = ['services'];
+
+export async function servicesRoutes(fastify: FastifyInstance, { db, secretsKey }: ServicesRoutesOptions) {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  app.addSchema(ServiceSchema);
+  app.addSchema(ServiceGroupSchema);
+  app.addSchema(DeliverySchema);
+  const userId = (request: { auth: { userId: string } | undefined }) => request.auth?.userId ?? '';
+
+  app.get(
+    '/services',
+    {
+      config: { permission: 'get_services' },
+      schema: {
+        summary: 'Your services',
+        description: 'Every service you connected, oldest first.',
+        tags,
+        response: { 200: Type.Array(Type.Ref('Service')), ...problems(401) },
+      },
+    },
+    async (request) => listServices(db, userId(request)),
+  );
+
+  app.get(
+    '/services/:id',
+    {
+      config: { permission: 'get_services' },
+      schema: {
+        summary: 'One service, in an array',
+        description:
+          'An array holding the one service, as the specification says ("array of service objects"). ' +
+          "Another person's service is 404, like a missing one.",
+        tags,
+        params: IdParams,
+        response: { 200: Type.Array(Type.Ref('Service')), ...problems(401, 404) },
+      },
+    },
+    async (request) => [await getService(db, userId(request), request.params.id)],
+  );
+
+  app.post(
+    '/services',
+    {
+      config: { permission: 'create_service' },
+      schema: {
+        summary: 'Connect a service',
+        description:
+          'Validates `config` for the type. Secrets (webhook `secret`, `access_token`) are stored encrypted ' +
+          'and shown as "[redacted]" ever after. 201 with `Location: /services/<id>`.',
+        tags,
+        body: NewServiceBody,
+        response: { 201: Type.Ref('Service'), ...problems(400, 401) },
+      },
+    },
+    async (request, reply) => {
+      const service = await createService(db, secretsKey, userId(request), request.body);
+      return reply.code(201).header('location', `/services/${service.id}`).send(service);
+    },
+  );
+
+  app.delete(
+    '/services/:id',
+    {
+      config: { permission: 'delete_service' },
+      schema: {
+        summary: 'Disconnect a service',
+        description: 'Removes it from its groups and cancels its pending deliveries; items it imported stay.',
+        tags,
+        params: IdParams,
+        response: { 204: Type.Null(), ...problems(401, 404) },
+      },
+    },
+    async (request, reply) => {
+      await deleteService(db, userId(request), request.params.id);
+      return reply.code(204).send(null);
+    },
+  );
+
+  await app.register(groupsRoutes, { db });
+}

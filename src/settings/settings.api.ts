@@ -1,0 +1,88 @@
+// The settings object of GET/POST /settings (API.md "Objects": settings): the item settings of
+// settings.logic.ts (which item code reads) plus the profile fields that live on the user row
+// and show in GET /users/<username>.
+import type { Db } from '../db/database.ts';
+import type { ScopeValue } from '../db/schema.ts';
+import { unauthorized } from '../http/auth.ts';
+import { badRequest, type FieldError } from '../http/errors.ts';
+import { nowMs } from '../lib/time.ts';
+import { findUserById, updateProfileRow, type UserRow } from '../users/users.repo.ts';
+import { getSettings, isTimeZone, updateSettings, type Settings } from './settings.logic.ts';
+
+/** The settings object of the API (API.md "Objects": settings), in its field names. */
+export interface SettingsObject {
+  default_scopes: { posts: ScopeValue; media: ScopeValue; locations: ScopeValue };
+  timezone: string;
+  public_location_precision_m: number;
+  display_name: string;
+  bio: string;
+}
+
+export type SettingsObjectChange = Partial<Omit<SettingsObject, 'default_scopes'>> & {
+  default_scopes?: Partial<SettingsObject['default_scopes']>;
+};
+
+function toSettingsObject(settings: Settings, profile: { display_name: string; bio: string }): SettingsObject {
+  return {
+    default_scopes: { ...settings.defaultScopes },
+    timezone: settings.timezone,
+    public_location_precision_m: settings.publicLocationPrecisionM,
+    display_name: profile.display_name,
+    bio: profile.bio,
+  };
+}
+
+async function profileRow(db: Db, userId: string): Promise<UserRow> {
+  const row = await findUserById(db, userId);
+  // A valid token for a deleted user: the token should have died with the account.
+  if (!row) throw unauthorized();
+  return row;
+}
+
+export async function readSettingsObject(db: Db, userId: string): Promise<SettingsObject> {
+  const [settings, row] = await Promise.all([getSettings(db, userId), profileRow(db, userId)]);
+  return toSettingsObject(settings, row);
+}
+
+/** What the body schema cannot say: a real IANA zone, a display name that is not blank. */
+function changeProblems(change: SettingsObjectChange): FieldError[] {
+  const errors: FieldError[] = [];
+  if (change.timezone !== undefined && !isTimeZone(change.timezone)) {
+    errors.push({ path: 'body/timezone', message: 'is not an IANA time zone name' });
+  }
+  if (change.display_name !== undefined && change.display_name.trim() === '') {
+    errors.push({ path: 'body/display_name', message: 'must not be blank' });
+  }
+  return errors;
+}
+
+/**
+ * POST /settings: a partial change in, the whole new settings out. Items and profile change
+ * in one transaction, so a failure leaves neither half-applied.
+ */
+export async function changeSettingsObject(
+  db: Db,
+  userId: string,
+  change: SettingsObjectChange,
+): Promise<SettingsObject> {
+  const errors = changeProblems(change);
+  if (errors.length > 0) {
+    throw badRequest(`The settings are invalid: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}.`, errors);
+  }
+  return db.transaction().execute(async (trx) => {
+    const row = await profileRow(trx, userId);
+    const settings = await updateSettings(trx, userId, {
+      defaultScopes: change.default_scopes,
+      timezone: change.timezone,
+      publicLocationPrecisionM: change.public_location_precision_m,
+    });
+    const profile = {
+      display_name: change.display_name?.trim() ?? row.display_name,
+      bio: change.bio ?? row.bio,
+    };
+    if (change.display_name !== undefined || change.bio !== undefined) {
+      await updateProfileRow(trx, userId, profile, nowMs());
+    }
+    return toSettingsObject(settings, profile);
+  });
+}

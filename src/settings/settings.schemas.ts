@@ -1,0 +1,58 @@
+// The settings object (API.md "Objects": settings). Default scopes are one nested object,
+// `default_scopes: {posts, media, locations}`, rather than three flat fields: it reads as what
+// it is, one choice per kind, and a partial change names only the kinds it changes.
+import { Type } from 'typebox';
+import { ScopeSchema } from '../items/items.schemas.ts';
+import { BIO_MAX, DISPLAY_NAME_MAX } from '../users/users.rules.ts';
+import { PRECISION_MAX_M } from './settings.logic.ts';
+
+const TIMEZONE_DESCRIPTION =
+  'IANA time zone name (e.g. `Europe/Berlin`), used for camera times that carry no offset. Default `UTC`.';
+const PRECISION_DESCRIPTION =
+  `Public locations (points, and the location of public posts and media) are served rounded to a grid of this ` +
+  `many metres, 0 to ${PRECISION_MAX_M}; 0 serves them exactly. Default 1000.`;
+
+export const SettingsSchema = Type.Object(
+  {
+    default_scopes: Type.Object(
+      { posts: ScopeSchema, media: ScopeSchema, locations: ScopeSchema },
+      {
+        description:
+          'The scope an item gets when the request that creates it names none. ' +
+          'Defaults: posts `public`, media `private`, locations `private`.',
+      },
+    ),
+    timezone: Type.String({ description: TIMEZONE_DESCRIPTION }),
+    public_location_precision_m: Type.Integer({ description: PRECISION_DESCRIPTION }),
+    display_name: Type.String({ description: 'Shown on the public profile, `GET /users/<username>`.' }),
+    bio: Type.String({ description: 'Shown on the public profile, `GET /users/<username>`.' }),
+  },
+  { $id: 'Settings', description: "The token owner's settings." },
+);
+
+export const SettingsChangeBody = Type.Object(
+  {
+    default_scopes: Type.Optional(
+      Type.Object(
+        {
+          posts: Type.Optional(ScopeSchema),
+          media: Type.Optional(ScopeSchema),
+          locations: Type.Optional(ScopeSchema),
+        },
+        { additionalProperties: false, description: 'Only the kinds named change.' },
+      ),
+    ),
+    timezone: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: TIMEZONE_DESCRIPTION })),
+    public_location_precision_m: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: PRECISION_MAX_M, description: PRECISION_DESCRIPTION }),
+    ),
+    display_name: Type.Optional(
+      Type.String({
+        maxLength: DISPLAY_NAME_MAX,
+        description: `1 to ${DISPLAY_NAME_MAX} characters; surrounding spaces are trimmed.`,
+      }),
+    ),
+    bio: Type.Optional(Type.String({ maxLength: BIO_MAX, description: `Up to ${BIO_MAX} characters.` })),
+  },
+  { additionalProperties: false },
+);

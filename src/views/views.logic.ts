@@ -1,0 +1,288 @@
+// Views: saved queries over one person's items (API.md "Objects": view).
+//
+// Who reads what. A public view is readable by anyone, token or not, and shows only public
+// items, even to its owner. A private view, and the private items in it, are for the owner's
+// token holding `get_views` and `get_private_scope` (API.md: `get_private_scope` reads
+// "private views"): no token is 401, the owner's token without one of the two is 401
+// `insufficient_scope` naming it, another person's token gets the same 404 as a missing id,
+// exactly as for a private item by id. Writing needs `manage_views`; writing a private view
+// needs `get_private_scope` too, since the answer shows the view.
+import type { Db } from '../db/database.ts';
+import { insufficientScope, unauthorized, type Auth } from '../http/auth.ts';
+import { AppError, badRequest, notFound, type FieldError } from '../http/errors.ts';
+import { encodeCursor, ownerById, toPageQuery, type CollectionParams, type Scope } from '../items/items.logic.ts';
+import type { Audience, ItemTable, PageQuery } from '../items/items.repo.ts';
+import { newId } from '../lib/ids.ts';
+import { msToSeconds, nowMs, secondsToMs } from '../lib/time.ts';
+import { findUserById } from '../users/users.repo.ts';
+import { toViewItem, type ViewItem } from './views.items.ts';
+import {
+  countViewRows,
+  deleteViewRow,
+  findViewRow,
+  insertViewRow,
+  listViewRows,
+  replaceViewRow,
+  selectViewPage,
+  type StoredFilters,
+  type ViewRow,
+} from './views.repo.ts';
+import { VIEWS_PER_USER_MAX } from './views.schemas.ts';
+
+export type Kind = ItemTable;
+export const ALL_KINDS: Kind[] = ['posts', 'media', 'locations'];
+
+export interface Filters {
+  since_time?: number;
+  until_time?: number;
+  bbox?: number[];
+  scope?: Scope;
+  sources?: string[];
+  text?: string;
+}
+
+export interface View {
+  id: string;
+  username: string;
+  name: string;
+  description: string;
+  kinds: Kind[];
+  filters: Filters;
+  scope: Scope;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ViewInput {
+  name?: string | undefined;
+  description?: string | undefined;
+  kinds?: Kind[] | undefined;
+  filters?: Filters | undefined;
+  scope?: Scope | undefined;
+}
+
+const noSuchView = () => notFound('No such view.');
+
+function toStoredFilters(filters: Filters): StoredFilters {
+  const stored: StoredFilters = {};
+  if (filters.since_time !== undefined) stored.sinceMs = secondsToMs(filters.since_time);
+  if (filters.until_time !== undefined) stored.untilMs = secondsToMs(filters.until_time);
+  if (filters.bbox) stored.bbox = filters.bbox as StoredFilters['bbox'];
+  if (filters.scope) stored.scope = filters.scope;
+  if (filters.sources) stored.sources = filters.sources;
+  if (filters.text !== undefined) stored.text = filters.text;
+  return stored;
+}
+
+function toFilters(stored: StoredFilters): Filters {
+  const filters: Filters = {};
+  if (stored.sinceMs !== undefined) filters.since_time = msToSeconds(stored.sinceMs);
+  if (stored.untilMs !== undefined) filters.until_time = msToSeconds(stored.untilMs);
+  if (stored.bbox) filters.bbox = stored.bbox;
+  if (stored.scope) filters.scope = stored.scope;
+  if (stored.sources) filters.sources = stored.sources;
+  if (stored.text !== undefined) filters.text = stored.text;
+  return filters;
+}
+
+function storedFilters(row: ViewRow): StoredFilters {
+  return JSON.parse(row.filters) as StoredFilters;
+}
+
+function toView(row: ViewRow, username: string): View {
+  return {
+    id: row.id,
+    username,
+    name: row.name,
+    description: row.description,
+    kinds: JSON.parse(row.kinds) as Kind[],
+    filters: toFilters(storedFilters(row)),
+    scope: row.scope,
+    created_at: msToSeconds(row.created_at),
+    updated_at: msToSeconds(row.updated_at),
+  };
+}
+
+/** What the body schema cannot say about a whole view. */
+function viewProblems(view: { name: string; filters: Filters; scope: Scope }): FieldError[] {
+  const errors: FieldError[] = [];
+  if (view.name.trim() === '') errors.push({ path: 'body/name', message: 'must not be blank' });
+  const { since_time: since, until_time: until, bbox } = view.filters;
+  if (since !== undefined && until !== undefined && since >= until) {
+    errors.push({ path: 'body/filters/until_time', message: 'must be after since_time' });
+  }
+  if (bbox) {
+    const [minLon, minLat, maxLon, maxLat] = bbox as [number, number, number, number];
+    const lonOk = [minLon, maxLon].every((lon) => lon >= -180 && lon <= 180);
+    const latOk = [minLat, maxLat].every((lat) => lat >= -90 && lat <= 90) && minLat <= maxLat;
+    if (!lonOk || !latOk) {
+      errors.push({
+        path: 'body/filters/bbox',
+        message: 'must be [min_lon, min_lat, max_lon, max_lat] in degrees, with min_lat <= max_lat',
+      });
+    }
+  }
+  if (view.scope === 'public' && view.filters.scope === 'private') {
+    errors.push({ path: 'body/filters/scope', message: 'a public view only ever shows public items' });
+  }
+  return errors;
+}
+
+function check(view: { name: string; filters: Filters; scope: Scope }): void {
+  const errors = viewProblems(view);
+  if (errors.length > 0) {
+    throw badRequest(`The view is invalid: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}.`, errors);
+  }
+}
+
+/** Writing a private view shows it in the answer, so it needs what reading it needs. */
+function checkPrivateWrite(auth: Auth, ...scopes: Scope[]): void {
+  if (scopes.includes('private') && !auth.permissions.has('get_private_scope')) {
+    throw insufficientScope('get_private_scope');
+  }
+}
+
+export async function listViews(db: Db, auth: Auth): Promise<View[]> {
+  const owner = await ownerById(db, auth.userId);
+  const scopes: Scope[] = auth.permissions.has('get_private_scope') ? ['public', 'private'] : ['public'];
+  return (await listViewRows(db, owner.id, scopes)).map((row) => toView(row, owner.username));
+}
+
+export async function createView(db: Db, auth: Auth, input: ViewInput & { name: string }): Promise<View> {
+  const owner = await ownerById(db, auth.userId);
+  const scope = input.scope ?? 'private';
+  const filters = input.filters ?? {};
+  checkPrivateWrite(auth, scope);
+  check({ name: input.name, filters, scope });
+  if ((await countViewRows(db, owner.id)) >= VIEWS_PER_USER_MAX) {
+    throw new AppError(409, 'too_many_views', `A person keeps at most ${VIEWS_PER_USER_MAX} views; delete one first.`);
+  }
+  const now = nowMs();
+  const row: ViewRow = {
+    user_id: owner.id,
+    id: newId(),
+    name: input.name.trim(),
+    description: input.description ?? '',
+    kinds: JSON.stringify(input.kinds ?? ALL_KINDS),
+    filters: JSON.stringify(toStoredFilters(filters)),
+    scope,
+    created_at: now,
+    updated_at: now,
+  };
+  await insertViewRow(db, row);
+  return toView(row, owner.username);
+}
+
+/** The caller's own view, or the same 404 as for a missing one. */
+async function ownViewRow(db: Db, auth: Auth, id: string): Promise<ViewRow> {
+  const row = await findViewRow(db, id);
+  if (!row || row.user_id !== auth.userId) throw noSuchView();
+  return row;
+}
+
+export async function updateView(db: Db, auth: Auth, id: string, change: ViewInput): Promise<View> {
+  const owner = await ownerById(db, auth.userId);
+  const current = await ownViewRow(db, auth, id);
+  const scope = change.scope ?? current.scope;
+  checkPrivateWrite(auth, current.scope, scope);
+  const filters = change.filters ?? toFilters(storedFilters(current));
+  const name = change.name ?? current.name;
+  check({ name, filters, scope });
+  const row: ViewRow = {
+    ...current,
+    name: name.trim(),
+    description: change.description ?? current.description,
+    kinds: change.kinds ? JSON.stringify(change.kinds) : current.kinds,
+    filters: JSON.stringify(toStoredFilters(filters)),
+    scope,
+    updated_at: Math.max(nowMs(), current.updated_at),
+  };
+  await replaceViewRow(db, row);
+  return toView(row, owner.username);
+}
+
+export async function deleteView(db: Db, auth: Auth, id: string): Promise<void> {
+  if (!(await deleteViewRow(db, auth.userId, id))) throw noSuchView();
+}
+
+/** The access rule of the header comment, for reading one view. */
+function checkRead(row: ViewRow, auth: Auth | undefined): void {
+  if (row.scope === 'public') return;
+  if (!auth) throw unauthorized();
+  if (auth.userId !== row.user_id) throw noSuchView();
+  if (!auth.permissions.has('get_views')) throw insufficientScope('get_views');
+  if (!auth.permissions.has('get_private_scope')) throw insufficientScope('get_private_scope');
+}
+
+/**
+ * Whose items a view may show, through the shared scope rule: a public view, its owner's
+ * public items; a private one (read only by its owner with `get_private_scope`), its owner's
+ * items of the scope its filter names, or of both (the viewer rule, narrowed to the owner by
+ * the view's own filter).
+ */
+function audienceOf(row: ViewRow, filters: StoredFilters): Audience {
+  if (row.scope === 'public') return { owner: row.user_id, scope: 'public' };
+  if (filters.scope) return { owner: row.user_id, scope: filters.scope };
+  return { viewer: row.user_id };
+}
+
+/** The page the collection parameters ask for, inside the view's own time range. */
+function pageWithin(params: CollectionParams, filters: StoredFilters): PageQuery {
+  const page = toPageQuery(params);
+  const tighter = (a: number | undefined, b: number | undefined, pick: (x: number, y: number) => number) =>
+    a === undefined ? b : b === undefined ? a : pick(a, b);
+  return {
+    ...page,
+    sinceMs: tighter(page.sinceMs, filters.sinceMs, Math.max),
+    untilMs: tighter(page.untilMs, filters.untilMs, Math.min),
+  };
+}
+
+/** (time, id) order, as the database sorts: ids are ASCII, compared by code unit. */
+function compareKeys(order: 'asc' | 'desc') {
+  const sign = order === 'asc' ? 1 : -1;
+  return (a: { time: number; id: string }, b: { time: number; id: string }) =>
+    sign * (a.time - b.time || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+export interface ViewWithItems extends View {
+  items: ViewItem[];
+}
+
+/**
+ * GET /views/<id>: the view and one page of its items, merged across its kinds in (time, id)
+ * order. Each kind is read as its own keyset page from the same cursor (at most `count + 1`
+ * rows each, so a deep page costs what the first does); the merge keeps the first `count`.
+ * The cursor is the key of the last item kept, so the next page starts right after it in
+ * every kind: every item comes exactly once.
+ */
+export async function readView(
+  db: Db,
+  baseUrl: string,
+  id: string,
+  auth: Auth | undefined,
+  params: CollectionParams,
+): Promise<{ view: ViewWithItems; next: string | undefined }> {
+  const row = await findViewRow(db, id);
+  if (!row) throw noSuchView();
+  checkRead(row, auth);
+  const owner = await findUserById(db, row.user_id);
+  if (!owner) throw noSuchView();
+  const filters = storedFilters(row);
+  const audience = audienceOf(row, filters);
+  const page = pageWithin(params, filters);
+  const kinds = JSON.parse(row.kinds) as Kind[];
+  const results = await Promise.all(
+    kinds.map((kind) => selectViewPage(db, kind, audience, page, filters, row.user_id)),
+  );
+  const compare = compareKeys(page.order);
+  const merged = results.flatMap((result) => result.rows).sort((a, b) => compare(a.row, b.row));
+  const kept = merged.slice(0, page.count);
+  const more = merged.length > page.count || results.some((result) => result.more);
+  const last = kept.at(-1);
+  const items = await toViewItem(db, { baseUrl, owner: { id: owner.id, username: owner.username } }, kept, filters);
+  return {
+    view: { ...toView(row, owner.username), items },
+    next: more && last ? encodeCursor(last.row) : undefined,
+  };
+}

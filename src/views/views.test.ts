@@ -1,0 +1,539 @@
+// Views through HTTP with real tokens: CRUD, validation, the access matrix (as for items), a
+// public view showing only public items to anyone, filters, and merged keyset paging across
+// the three kinds (every matching item exactly once, in order, with inserts between pages).
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, createTestUser, type TestApp } from '../../test/helpers.ts';
+import { insertItems, KINDS, type Kind } from '../../test/items.ts';
+import { tokenFor } from '../../test/tokens.ts';
+import { newId } from '../lib/ids.ts';
+import { roundPoint } from '../locations/precision.ts';
+
+let t: TestApp;
+let owner: Awaited<ReturnType<typeof createTestUser>>;
+let other: Awaited<ReturnType<typeof createTestUser>>;
+const tok: Record<string, string> = {};
+/** The owner's items, by kind and scope. */
+const ids: Record<Kind, { public: string[]; private: string[] }> = {} as never;
+
+beforeAll(async () => {
+  t = await buildTestApp();
+  owner = await createTestUser(t.database, { username: 'viewer' });
+  other = await createTestUser(t.database, { username: 'stranger' });
+  tok.all = await tokenFor(t, owner, ['get_views', 'manage_views', 'get_private_scope']);
+  tok.views = await tokenFor(t, owner, ['get_views']);
+  tok.manage = await tokenFor(t, owner, ['manage_views']);
+  tok.bare = await tokenFor(t, owner, ['get_private_scope']);
+  tok.other = await tokenFor(t, other, ['get_views', 'manage_views', 'get_private_scope']);
+  for (const [index, kind] of KINDS.entries()) {
+    const made = await insertItems(t.database, kind, owner.id, [
+      { scope: 'public', time: 10_000 + index },
+      { scope: 'private', time: 20_000 + index },
+      { scope: 'public', time: 30_000 + index },
+    ]);
+    ids[kind] = { public: [made[0]!, made[2]!], private: [made[1]!] };
+  }
+  // The stranger's public items never show in the owner's views.
+  for (const kind of KINDS) await insertItems(t.database, kind, other.id, [{ scope: 'public', time: 15_000 }]);
+});
+afterAll(() => t.close());
+
+type Entry = { kind: Kind; item: { id: string; scope: string; time: number } };
+type ViewBody = { id: string; created_at: number; updated_at: number; items: Entry[]; [field: string]: unknown };
+
+const headers = (token: string | undefined) => (token ? { authorization: `Bearer ${token}` } : {});
+const get = (url: string, token?: string) => t.app.inject({ method: 'GET', url, headers: headers(token) });
+const post = (url: string, body: unknown, token = tok.all) =>
+  t.app.inject({ method: 'POST', url, headers: headers(token), payload: body as object });
+const del = (url: string, token = tok.all) => t.app.inject({ method: 'DELETE', url, headers: headers(token) });
+
+async function create(body: Record<string, unknown>, token = tok.all): Promise<ViewBody> {
+  const response = await post('/views', body, token);
+  expect(response.statusCode, response.body).toBe(201);
+  return response.json<ViewBody>();
+}
+
+/** The path and query of a `Link: <url>; rel="next"` header, to inject; undefined without one. */
+function nextUrl(link: string | undefined): string | undefined {
+  if (link === undefined) return undefined;
+  const match = /^<([^>]+)>; rel="next"$/.exec(link);
+  expect(match).not.toBeNull();
+  const url = new URL(match![1]!);
+  return url.pathname + url.search;
+}
+
+const itemIds = (body: ViewBody) => body.items.map((entry) => entry.item.id);
+const INSUFFICIENT = (permission: string) =>
+  `Bearer realm="waypost", error="insufficient_scope", scope="${permission}"`;
+
+describe('CRUD', () => {
+  it('POST /views: 201, Location, the view with its defaults', async () => {
+    const response = await post('/views', { name: '  Everything  ' });
+    expect(response.statusCode).toBe(201);
+    const view = response.json<ViewBody>();
+    expect(response.headers.location).toBe(`/views/${view.id}`);
+    expect(view).toEqual({
+      id: view.id,
+      username: 'viewer',
+      name: 'Everything',
+      description: '',
+      kinds: ['posts', 'media', 'locations'],
+      filters: {},
+      scope: 'private',
+      created_at: view.created_at,
+      updated_at: view.created_at,
+    });
+    expect(view.id).toMatch(/^[0-9A-Z]{26}$/);
+    expect(typeof view.created_at).toBe('number');
+  });
+
+  it('GET, update, list, delete', async () => {
+    const view = await create({
+      name: 'Trips',
+      description: 'Where I went',
+      kinds: ['locations', 'posts'],
+      filters: { since_time: 1, until_time: 2.5, bbox: [-10, 40, 20, 60], scope: 'public', text: 'x' },
+      scope: 'public',
+    });
+    const read = await get(`/views/${view.id}`);
+    expect(read.statusCode).toBe(200);
+    const { items, ...fields } = read.json<ViewBody>();
+    expect(fields).toEqual(view);
+    expect(items).toEqual([]);
+
+    const changed = await post(`/views/${view.id}`, { name: 'Journeys', filters: { scope: 'public' } });
+    expect(changed.statusCode).toBe(200);
+    const updated = changed.json<ViewBody>();
+    expect(updated).toEqual({
+      ...view,
+      name: 'Journeys',
+      filters: { scope: 'public' },
+      updated_at: updated.updated_at,
+    });
+    expect(updated.updated_at).toBeGreaterThanOrEqual(view.updated_at);
+
+    const list = await get('/views', tok.all);
+    expect(list.statusCode).toBe(200);
+    expect(list.json<{ id: string }[]>().map((v) => v.id)).toContain(view.id);
+    expect(list.json<{ id: string; name: string }[]>().find((v) => v.id === view.id)?.name).toBe('Journeys');
+
+    const gone = await del(`/views/${view.id}`);
+    expect(gone.statusCode).toBe(204);
+    expect(gone.body).toBe('');
+    expect((await get(`/views/${view.id}`)).statusCode).toBe(404);
+    expect((await del(`/views/${view.id}`)).statusCode).toBe(404);
+    expect((await post(`/views/${view.id}`, { name: 'again' })).statusCode).toBe(404);
+    expect((await get('/views', tok.all)).json<{ id: string }[]>().map((v) => v.id)).not.toContain(view.id);
+  });
+
+  it.each([
+    { body: {}, path: 'body/name', message: 'is required' },
+    { body: { name: '   ' }, path: 'body/name', message: 'must not be blank' },
+    { body: { name: 42 }, path: 'body/name', message: undefined },
+    { body: { name: 'a', kinds: 'posts' }, path: 'body/kinds', message: undefined },
+    { body: { name: 'a', filters: { since_time: '5' } }, path: 'body/filters/since_time', message: undefined },
+    { body: { name: 'x'.repeat(101) }, path: 'body/name', message: undefined },
+    { body: { name: 'a', owner: 'me' }, path: 'body/owner', message: undefined },
+    { body: { name: 'a', kinds: [] }, path: 'body/kinds', message: undefined },
+    { body: { name: 'a', kinds: ['posts', 'posts'] }, path: 'body/kinds', message: undefined },
+    { body: { name: 'a', kinds: ['comments'] }, path: 'body/kinds/0', message: undefined },
+    { body: { name: 'a', scope: 'friends' }, path: 'body/scope', message: undefined },
+    { body: { name: 'a', filters: { colour: 'red' } }, path: 'body/filters/colour', message: undefined },
+    { body: { name: 'a', filters: { bbox: [1, 2, 3] } }, path: 'body/filters/bbox', message: undefined },
+    { body: { name: 'a', filters: { bbox: [0, 50, 10, 40] } }, path: 'body/filters/bbox', message: undefined },
+    { body: { name: 'a', filters: { bbox: [0, 0, 190, 10] } }, path: 'body/filters/bbox', message: undefined },
+    {
+      body: { name: 'a', filters: { since_time: 5, until_time: 5 } },
+      path: 'body/filters/until_time',
+      message: undefined,
+    },
+    { body: { name: 'a', filters: { sources: [] } }, path: 'body/filters/sources', message: undefined },
+    { body: { name: 'a', filters: { text: '' } }, path: 'body/filters/text', message: undefined },
+    { body: { name: 'a', filters: { scope: 'secret' } }, path: 'body/filters/scope', message: undefined },
+    {
+      body: { name: 'a', scope: 'public', filters: { scope: 'private' } },
+      path: 'body/filters/scope',
+      message: 'a public view only ever shows public items',
+    },
+  ])('400 naming $path (case %#); nothing stored', async ({ body, path, message }) => {
+    const before = (await get('/views', tok.all)).json<unknown[]>().length;
+    const response = await post('/views', body);
+    expect(response.statusCode).toBe(400);
+    expect(response.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+    const problem = response.json<{ errors: { path: string; message: string }[] }>();
+    expect(problem.errors.map((e) => e.path)).toContain(path);
+    if (message) expect(problem.errors).toContainEqual({ path, message });
+    expect((await get('/views', tok.all)).json<unknown[]>()).toHaveLength(before);
+  });
+
+  it('an update is checked as a whole view: making a view public keeps no private filter', async () => {
+    const view = await create({ name: 'Mine', filters: { scope: 'private' } });
+    const response = await post(`/views/${view.id}`, { scope: 'public' });
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toMatchObject({
+      errors: [{ path: 'body/filters/scope', message: 'a public view only ever shows public items' }],
+    });
+    expect((await post(`/views/${view.id}`, { unknown: 1 })).statusCode).toBe(400);
+  });
+
+  it('400 for bad collection parameters on GET /views/<id>', async () => {
+    const view = await create({ name: 'Params', scope: 'public' });
+    for (const query of ['count=0', 'count=1001', 'count=many', 'since_time=soon', 'order=up', 'cursor=%25%25']) {
+      const response = await get(`/views/${view.id}?${query}`);
+      expect(response.statusCode, query).toBe(400);
+    }
+  });
+});
+
+describe('access', () => {
+  let privateView: ViewBody;
+  let publicView: ViewBody;
+
+  beforeAll(async () => {
+    privateView = await create({ name: 'Private' });
+    publicView = await create({ name: 'Public', scope: 'public' });
+  });
+
+  it('a private view: 401 without token, 404 for another user, 401 insufficient_scope for each missing permission', async () => {
+    const url = `/views/${privateView.id}`;
+    const anonymous = await get(url);
+    expect(anonymous.statusCode).toBe(401);
+    expect(anonymous.headers['www-authenticate']).toBe('Bearer realm="waypost"');
+
+    const foreign = await get(url, tok.other);
+    const missing = await get(`/views/${newId()}`, tok.other);
+    for (const response of [foreign, missing]) expect(response.statusCode).toBe(404);
+    const strip = (body: string) => body.replace(/"instance":"[^"]*",?/, '');
+    expect(strip(foreign.body)).toBe(strip(missing.body));
+
+    const noViews = await get(url, tok.bare);
+    expect(noViews.statusCode).toBe(401);
+    expect(noViews.headers['www-authenticate']).toBe(INSUFFICIENT('get_views'));
+    const noPrivate = await get(url, tok.views);
+    expect(noPrivate.statusCode).toBe(401);
+    expect(noPrivate.headers['www-authenticate']).toBe(INSUFFICIENT('get_private_scope'));
+
+    const allowed = await get(url, tok.all);
+    expect(allowed.statusCode).toBe(200);
+    const all = KINDS.flatMap((kind) => [...ids[kind].public, ...ids[kind].private]);
+    expect(itemIds(allowed.json<ViewBody>()).sort()).toEqual(all.sort());
+  });
+
+  it('a public view over public and private items shows only the public ones, to anyone', async () => {
+    const url = `/views/${publicView.id}`;
+    const publicIds = KINDS.flatMap((kind) => ids[kind].public).sort();
+    const bodies: string[] = [];
+    for (const token of [undefined, tok.other, tok.bare, tok.views, tok.all]) {
+      const response = await get(url, token);
+      expect(response.statusCode).toBe(200);
+      const body = response.json<ViewBody>();
+      expect(itemIds(body).sort()).toEqual(publicIds);
+      expect(body.items.every((entry) => entry.item.scope === 'public')).toBe(true);
+      bodies.push(response.body);
+    }
+    expect(new Set(bodies).size).toBe(1);
+  });
+
+  it('an invalid token is 401 even on a public view', async () => {
+    const response = await get(`/views/${publicView.id}`, 'not-a-token');
+    expect(response.statusCode).toBe(401);
+    expect(response.headers['www-authenticate']).toContain('error="invalid_token"');
+  });
+
+  it("GET /views: get_views; private views only with get_private_scope; only the caller's own", async () => {
+    expect((await get('/views')).statusCode).toBe(401);
+    const lacking = await get('/views', tok.bare);
+    expect(lacking.statusCode).toBe(401);
+    expect(lacking.headers['www-authenticate']).toBe(INSUFFICIENT('get_views'));
+
+    const withPrivate = (await get('/views', tok.all)).json<{ id: string; scope: string }[]>();
+    expect(withPrivate.map((v) => v.id)).toEqual(expect.arrayContaining([privateView.id, publicView.id]));
+    const publicOnly = (await get('/views', tok.views)).json<{ id: string; scope: string }[]>();
+    expect(publicOnly.map((v) => v.id)).toContain(publicView.id);
+    expect(publicOnly.every((v) => v.scope === 'public')).toBe(true);
+    expect(publicOnly.length).toBeLessThan(withPrivate.length);
+    expect((await get('/views', tok.other)).json()).toEqual([]);
+  });
+
+  it('writing needs manage_views; a private view needs get_private_scope too', async () => {
+    const noManage = await post('/views', { name: 'x', scope: 'public' }, tok.views);
+    expect(noManage.statusCode).toBe(401);
+    expect(noManage.headers['www-authenticate']).toBe(INSUFFICIENT('manage_views'));
+    expect((await del(`/views/${publicView.id}`, tok.views)).statusCode).toBe(401);
+
+    const privateCreate = await post('/views', { name: 'x' }, tok.manage);
+    expect(privateCreate.statusCode).toBe(401);
+    expect(privateCreate.headers['www-authenticate']).toBe(INSUFFICIENT('get_private_scope'));
+    const privateUpdate = await post(`/views/${privateView.id}`, { name: 'peek' }, tok.manage);
+    expect(privateUpdate.statusCode).toBe(401);
+    const makePrivate = await post(`/views/${publicView.id}`, { scope: 'private' }, tok.manage);
+    expect(makePrivate.statusCode).toBe(401);
+
+    const publicCreate = await post('/views', { name: 'open', scope: 'public' }, tok.manage);
+    expect(publicCreate.statusCode).toBe(201);
+    const id = publicCreate.json<{ id: string }>().id;
+    expect((await post(`/views/${id}`, { description: 'changed' }, tok.manage)).statusCode).toBe(200);
+    expect((await del(`/views/${id}`, tok.manage)).statusCode).toBe(204);
+  });
+
+  it("another user's view, public or private, cannot be changed or deleted: 404", async () => {
+    for (const view of [privateView, publicView]) {
+      expect((await post(`/views/${view.id}`, { name: 'mine now' }, tok.other)).statusCode).toBe(404);
+      expect((await del(`/views/${view.id}`, tok.other)).statusCode).toBe(404);
+    }
+    expect((await get(`/views/${privateView.id}`, tok.all)).json()).toMatchObject({ name: 'Private' });
+  });
+});
+
+describe('filters', () => {
+  let user: Awaited<ReturnType<typeof createTestUser>>;
+  let token: string;
+
+  beforeAll(async () => {
+    user = await createTestUser(t.database);
+    token = await tokenFor(t, user, ['get_views', 'manage_views', 'get_private_scope']);
+  });
+
+  const itemsOf = async (filters: Record<string, unknown>, kinds: Kind[] = KINDS, scope = 'private') => {
+    const view = await create({ name: 'f', kinds, filters, scope }, token);
+    const response = await get(`/views/${view.id}?count=1000`, token);
+    expect(response.statusCode).toBe(200);
+    return itemIds(response.json<ViewBody>()).sort();
+  };
+
+  it('time range, scope, kinds', async () => {
+    const made = await Promise.all(
+      KINDS.map((kind) =>
+        insertItems(t.database, kind, user.id, [
+          { scope: 'public', time: 1_000 },
+          { scope: 'private', time: 2_000 },
+          { scope: 'public', time: 3_000 },
+        ]),
+      ),
+    );
+    const [posts, media, locations] = made as [string[], string[], string[]];
+    expect(await itemsOf({ since_time: 2, until_time: 3 })).toEqual([posts[1], media[1], locations[1]].sort());
+    expect(await itemsOf({ since_time: 2 }, ['posts'])).toEqual([posts[1], posts[2]].sort());
+    expect(await itemsOf({ scope: 'public' }, ['media', 'locations'])).toEqual(
+      [media[0], media[2], locations[0], locations[2]].sort(),
+    );
+    expect(await itemsOf({ scope: 'private' })).toEqual([posts[1], media[1], locations[1]].sort());
+    // The collection window narrows the view's own, never widens it.
+    const view = await create({ name: 'w', filters: { until_time: 2.5 } }, token);
+    const page = await get(`/views/${view.id}?since_time=1.5&until_time=10`, token);
+    expect(itemIds(page.json<ViewBody>()).sort()).toEqual([posts[1], media[1], locations[1]].sort());
+    await t.database.db.deleteFrom('posts').where('user_id', '=', user.id).execute();
+    await t.database.db.deleteFrom('media').where('user_id', '=', user.id).execute();
+    await t.database.db.deleteFrom('locations').where('user_id', '=', user.id).execute();
+  });
+
+  it('bbox, sources, text', async () => {
+    const db = t.database.db;
+    const [inside, outside, nowhere] = await insertItems(t.database, 'posts', user.id, [
+      { time: 1_000, lat: 52.5, lon: 13.4 },
+      { time: 2_000, lat: 48.1, lon: 11.6 },
+      { time: 3_000 },
+    ]);
+    const [point] = await insertItems(t.database, 'locations', user.id, [{ time: 4_000, lat: 52.4, lon: 13.1 }]);
+    const [far] = await insertItems(t.database, 'locations', user.id, [{ time: 4_500, lat: -33.9, lon: 151.2 }]);
+    const [photo] = await insertItems(t.database, 'media', user.id, [{ time: 5_000 }]);
+    await db.updateTable('posts').set({ text: 'Hello 100% Berlin_trip' }).where('id', '=', inside!).execute();
+    await db.updateTable('posts').set({ text: 'Munich', source: 'svc-a' }).where('id', '=', outside!).execute();
+    await db
+      .updateTable('media')
+      .set({ caption: 'berlin at night', source: 'svc-b' })
+      .where('id', '=', photo!)
+      .execute();
+    await db.updateTable('locations').set({ source: 'svc-a' }).where('id', '=', point!).execute();
+
+    expect(await itemsOf({ bbox: [13, 52, 14, 53] })).toEqual([inside, point].sort());
+    // Crossing the antimeridian: from 150°E to 10°W, the long way round.
+    expect(await itemsOf({ bbox: [150, -40, -10, 60] })).toEqual([far].sort());
+    expect(await itemsOf({ sources: ['svc-a'] })).toEqual([outside, point].sort());
+    expect(await itemsOf({ sources: ['svc-a', 'svc-b'] })).toEqual([outside, point, photo].sort());
+    expect(await itemsOf({ text: 'BERLIN' })).toEqual([inside, photo].sort());
+    expect(await itemsOf({ text: '100%' })).toEqual([inside].sort());
+    expect(await itemsOf({ text: '0% B' })).toEqual([inside].sort());
+    expect(await itemsOf({ text: 'n_t' })).toEqual([inside].sort());
+    expect(await itemsOf({ text: 'n%t' })).toEqual([]);
+    expect(await itemsOf({ text: 'berlin', sources: ['svc-b'] })).toEqual([photo].sort());
+    expect(nowhere).toBeDefined();
+  });
+});
+
+describe('bbox and public precision', () => {
+  it('a public point is judged where it is served (rounded), a private one where it is', async () => {
+    const user = await createTestUser(t.database);
+    const token = await tokenFor(t, user, ['get_views', 'manage_views', 'get_private_scope']);
+    // Default precision 1000 m: a latitude 0.4 of a grid step above a grid line is served on the line.
+    const step = 1000 / 111_320;
+    const lat = step * (5844 + 0.4);
+    expect(roundPoint(lat, 13.5, 1000).lat).toBeLessThan(lat - 0.001);
+    const [pub] = await insertItems(t.database, 'locations', user.id, [{ scope: 'public', time: 1, lat, lon: 13.5 }]);
+    const [priv] = await insertItems(t.database, 'locations', user.id, [{ scope: 'private', time: 2, lat, lon: 13.5 }]);
+    const [seen] = await insertItems(t.database, 'locations', user.id, [
+      { scope: 'public', time: 3, lat: 53, lon: 13.5 },
+    ]);
+    const bbox = [13, lat - 0.001, 14, 54];
+    const read = async (scope: string) => {
+      const view = await create({ name: 'box', kinds: ['locations'], filters: { bbox }, scope }, token);
+      return itemIds((await get(`/views/${view.id}`, token)).json<ViewBody>()).sort();
+    };
+    expect(await read('public')).toEqual([seen]);
+    expect(await read('private')).toEqual([priv, seen].sort());
+    expect(pub).toBeDefined();
+  });
+});
+
+describe('merged paging across the three kinds', () => {
+  let user: Awaited<ReturnType<typeof createTestUser>>;
+  let token: string;
+  const start: { id: string; time: number }[] = [];
+
+  beforeAll(async () => {
+    user = await createTestUser(t.database);
+    token = await tokenFor(t, user, ['get_views', 'manage_views', 'get_private_scope']);
+    for (const kind of KINDS) {
+      // Times repeat within and across kinds, so the id must break ties the same way everywhere.
+      const seeds = Array.from({ length: 20 }, (_, i) => ({
+        time: 100_000 + Math.floor(i / 3) * 1000,
+        scope: i % 4 === 0 ? ('private' as const) : ('public' as const),
+      }));
+      const made = await insertItems(t.database, kind, user.id, seeds);
+      made.forEach((id, i) => start.push({ id, time: seeds[i]!.time }));
+    }
+  });
+
+  const sortKeys = (keys: { id: string; time: number }[], order: 'asc' | 'desc') =>
+    [...keys].sort((a, b) => {
+      const byKey = a.time - b.time || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+      return order === 'asc' ? byKey : -byKey;
+    });
+
+  it.each(['desc', 'asc'] as const)(
+    '%s: every item exactly once, in order, following Link, with inserts between pages',
+    async (order) => {
+      const view = await create({ name: `paging ${order}` }, token);
+      const behind: string[] = [];
+      const ahead: { id: string; time: number }[] = [];
+      const seen: { id: string; time: number }[] = [];
+      let url: string | undefined = `/views/${view.id}?count=7&order=${order}`;
+      let pages = 0;
+      try {
+        while (url) {
+          const response = await get(url, token);
+          expect(response.statusCode).toBe(200);
+          const page = response.json<ViewBody>().items;
+          expect(page.length).toBeLessThanOrEqual(7);
+          seen.push(...page.map((entry) => ({ id: entry.item.id, time: entry.item.time * 1000 })));
+          pages += 1;
+          const link = response.headers.link as string | undefined;
+          url = nextUrl(link);
+          if (url) {
+            expect(link).toContain(`order=${order}`);
+            expect(link).toContain('count=7');
+            // One item behind the cursor (never shown now), one ahead of it (shown once, in its place).
+            const last = seen.at(-1)!;
+            const kind = KINDS[pages % 3]!;
+            const before = order === 'desc' ? last.time + 500 : last.time - 500;
+            const after = order === 'desc' ? 50_000 - pages : 200_000 + pages;
+            const [b] = await insertItems(t.database, kind, user.id, [{ time: before, lat: pages, lon: 1 }]);
+            const [a] = await insertItems(t.database, kind, user.id, [{ time: after, lat: pages, lon: 2 }]);
+            behind.push(b!);
+            ahead.push({ id: a!, time: after });
+          }
+        }
+        const expected = sortKeys([...start, ...ahead], order).map((key) => key.id);
+        expect(seen.map((key) => key.id)).toEqual(expected);
+        expect(new Set(seen.map((key) => key.id)).size).toBe(seen.length);
+        for (const id of behind) expect(seen.map((key) => key.id)).not.toContain(id);
+        expect(pages).toBeGreaterThan(8);
+      } finally {
+        // Clean up what this order added, so the other order starts from the same items.
+        const added = [...behind, ...ahead.map((a) => a.id)];
+        for (const kind of added.length > 0 ? KINDS : []) {
+          await t.database.db.deleteFrom(kind).where('id', 'in', added).execute();
+        }
+      }
+    },
+  );
+
+  it('a page of exactly the remaining items has no Link', async () => {
+    const view = await create({ name: 'exact' }, token);
+    const response = await get(`/views/${view.id}?count=60`, token);
+    expect(response.json<ViewBody>().items).toHaveLength(60);
+    expect(response.headers.link).toBeUndefined();
+    const short = await get(`/views/${view.id}?count=59`, token);
+    expect(short.headers.link).toMatch(
+      /^<http:\/\/waypost\.test\/views\/[0-9A-Z]+\?count=59&cursor=[\w-]+>; rel="next"$/,
+    );
+  });
+
+  it('a public view pages through public items only', async () => {
+    const view = await create({ name: 'public paging', scope: 'public' }, token);
+    const seen: string[] = [];
+    let url: string | undefined = `/views/${view.id}?count=4`;
+    while (url) {
+      const response = await get(url);
+      const body = response.json<ViewBody>();
+      expect(body.items.every((entry) => entry.item.scope === 'public')).toBe(true);
+      seen.push(...itemIds(body));
+      const link = response.headers.link as string | undefined;
+      url = link
+        ? new URL(/^<([^>]+)>/.exec(link)![1]!).pathname + new URL(/^<([^>]+)>/.exec(link)![1]!).search
+        : undefined;
+    }
+    expect(seen).toHaveLength(45);
+    expect(new Set(seen).size).toBe(45);
+  });
+});
+
+describe('no input makes a 5xx', () => {
+  it('bodies of POST /views and POST /views/<id>, and the query of GET /views/<id>', async () => {
+    const view = await create({ name: 'target' });
+    const filterValue = fc.oneof(
+      fc.double(),
+      fc.string(),
+      fc.array(fc.oneof(fc.double(), fc.string()), { maxLength: 5 }),
+      fc.constantFrom('public', 'private', null),
+    );
+    const filters = fc.dictionary(
+      fc.constantFrom('since_time', 'until_time', 'bbox', 'scope', 'sources', 'text', 'other'),
+      filterValue,
+    );
+    const body = fc.oneof(
+      fc.record(
+        {
+          name: fc.oneof(fc.string(), fc.integer()),
+          description: fc.string(),
+          kinds: fc.array(fc.constantFrom('posts', 'media', 'locations', 'x'), { maxLength: 4 }),
+          filters,
+          scope: fc.constantFrom('public', 'private', 'other'),
+        },
+        { requiredKeys: [] },
+      ),
+      fc.jsonValue(),
+    );
+    await fc.assert(
+      fc.asyncProperty(body, fc.boolean(), async (payload, update) => {
+        const response = await t.app.inject({
+          method: 'POST',
+          url: update ? `/views/${view.id}` : '/views',
+          headers: { ...headers(tok.all), 'content-type': 'application/json' },
+          payload: JSON.stringify(payload),
+        });
+        expect(response.statusCode).toBeLessThan(500);
+        expect([200, 201, 400]).toContain(response.statusCode);
+      }),
+      { numRuns: 150 },
+    );
+    const name = fc.constantFrom('count', 'order', 'cursor', 'since_time', 'until_time', 'x');
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(name, fc.string()), { maxLength: 4 }), async (pairs) => {
+        const response = await get(`/views/${view.id}?${new URLSearchParams(pairs).toString()}`, tok.all);
+        expect([200, 400]).toContain(response.statusCode);
+      }),
+      { numRuns: 100 },
+    );
+  });
+});
