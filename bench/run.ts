@@ -44,6 +44,8 @@ async function migratedDb(name: string): Promise<string> {
 }
 
 async function load(url: string, connections: number) {
+  // Warm up first (JIT, caches, connection pools), then measure.
+  await autocannon({ url, connections, duration: Math.min(3, SECONDS) });
   const result = await autocannon({ url, connections, duration: SECONDS });
   return { rps: result.requests.average, p99: result.latency.p99, non2xx: result.non2xx + result.errors };
 }
@@ -83,7 +85,7 @@ async function pagesBenchmark() {
   writeFileSync(pageFile, page);
   const raw = await start('raw-server.ts', [pageFile]);
 
-  log(`page: ${page.length} bytes; load: ${SECONDS} s each, 10 connections`);
+  log(`page: ${page.length} bytes; load: ${SECONDS} s each after a warm-up, 10 connections`);
   const rawResult = await load(`http://127.0.0.1:${raw.port}/`, 10);
   const wayResult = await load(pageUrl, 10);
   log(
