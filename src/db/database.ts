@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, sql, type SqliteDatabase, type SqliteStatement } from 'kysely';
 import pg from 'pg';
 import type { Tables } from './schema.ts';
 
@@ -41,7 +41,29 @@ function openSqlite(path: string): Database {
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  return wrap(new Kysely<Tables>({ dialect: new SqliteDialect({ database: sqlite }) }), 'sqlite');
+  return wrap(new Kysely<Tables>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) }), 'sqlite');
+}
+
+/**
+ * Kysely prepares every statement anew; on SQLite preparing costs about as much as running a
+ * small indexed query. Queries are built from a few shapes, so prepared statements are kept
+ * by their SQL text (bounded, oldest dropped first). SQLite re-prepares a cached statement by
+ * itself after a schema change.
+ */
+function withStatementCache(sqlite: SQLite.Database, size = 500): SqliteDatabase {
+  const statements = new Map<string, SqliteStatement>();
+  return {
+    close: () => sqlite.close(),
+    prepare: (text) => {
+      let statement = statements.get(text);
+      if (!statement) {
+        statement = sqlite.prepare(text);
+        if (statements.size >= size) statements.delete(statements.keys().next().value!);
+        statements.set(text, statement);
+      }
+      return statement;
+    },
+  };
 }
 
 function openPostgres(url: string, options: DatabaseOptions): Database {
