@@ -12,7 +12,7 @@ import { PERMISSIONS } from './permissions.ts';
 
 // DESIGN.md: how Chromium runs on these machines.
 const CHROMIUM = {
-  executablePath: '/usr/bin/chromium',
+  executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
   args: [
     '--headless',
     '--no-sandbox',
