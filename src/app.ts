@@ -61,7 +61,7 @@ export async function buildApp({ config, database, logger, onJobsQueued }: AppDe
   await app.register(interactionRoutes, { provider, db, config });
   await app.register(housekeeping, { db });
   await app.register(healthRoutes, { database });
-  await app.register(usersRoutes, { db });
+  await app.register(usersRoutes, { db, baseUrl: config.baseUrl });
   await app.register(pagesRoutes, { db, config });
   await app.register(postsRoutes, {
     db,

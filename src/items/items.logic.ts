@@ -6,6 +6,7 @@ import type { ScopeValue } from '../db/schema.ts';
 import { insufficientScope, unauthorized, type Auth } from '../http/auth.ts';
 import { badRequest, notFound } from '../http/errors.ts';
 import { secondsToMs } from '../lib/time.ts';
+import { COUNT_MAX, TIME_LIMIT_S } from './items.schemas.ts';
 import { findUserById, findUserByUsername } from '../users/users.repo.ts';
 import {
   itemExists,
@@ -50,8 +51,25 @@ export function decodeCursor(cursor: string): { time: number; id: string } {
   return { time: time as number, id };
 }
 
-/** Collection parameters in database units; 400 for an empty time window is not needed: it is just empty. */
+/**
+ * Collection parameters in database units. The schema has checked them, but Ajv's type coercion
+ * lets a string like "1e400" through as Infinity (it coerces after the type check), so the
+ * ranges are checked again here. An empty time window is not an error: it is just empty.
+ */
 export function toPageQuery(params: CollectionParams): PageQuery {
+  const errors: { path: string; message: string }[] = [];
+  if (!Number.isSafeInteger(params.count) || params.count < 1 || params.count > COUNT_MAX) {
+    errors.push({ path: 'querystring/count', message: `must be a whole number from 1 to ${COUNT_MAX}` });
+  }
+  for (const name of ['since_time', 'until_time'] as const) {
+    const value = params[name];
+    if (value !== undefined && !(Number.isFinite(value) && Math.abs(value) <= TIME_LIMIT_S)) {
+      errors.push({ path: `querystring/${name}`, message: 'must be a number of seconds from -1e11 to 1e11' });
+    }
+  }
+  if (errors.length > 0) {
+    throw badRequest(`The request is invalid: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}.`, errors);
+  }
   return {
     count: params.count,
     order: params.order,

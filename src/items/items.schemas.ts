@@ -7,7 +7,8 @@ export const ScopeSchema = Type.Union([Type.Literal('public'), Type.Literal('pri
 });
 
 /** Epoch seconds the server accepts: years ~1200 to ~5100, so milliseconds stay exact integers. */
-const Seconds = (description: string) => Type.Number({ minimum: -1e11, maximum: 1e11, description });
+export const TIME_LIMIT_S = 1e11;
+const Seconds = (description: string) => Type.Number({ minimum: -TIME_LIMIT_S, maximum: TIME_LIMIT_S, description });
 
 export const COUNT_DEFAULT = 50;
 export const COUNT_MAX = 1000;

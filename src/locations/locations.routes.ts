@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Db } from '../db/database.ts';
 import { problems } from '../http/schemas.ts';
+import { strictBody } from '../http/strict-body.ts';
 import { registerItemReads } from '../items/items.routes.ts';
 import { GEOJSON, GPX, renderLocations } from './locations.formats.ts';
 import { addLocations, getLocation, listLocations, type LocationsParams } from './locations.logic.ts';
@@ -40,6 +41,7 @@ export async function locationsRoutes(fastify: FastifyInstance, { db, baseUrl }:
     '/locations',
     {
       config: { permission: 'write_locations' },
+      validatorCompiler: strictBody,
       schema: {
         summary: 'Add a batch of locations',
         description:

@@ -2,7 +2,7 @@
 // temporary file while it is hashed, flushed to disk (fsync), then renamed to its final name,
 // so a final name never holds half a file. The database row is committed after the rename.
 import { createHash } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { createWriteStream, mkdirSync } from 'node:fs';
 import { open, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -35,7 +35,6 @@ export async function writeTemp(storage: Storage, source: Readable | AsyncIterab
   const path = join(storage.tmp, `${randomToken(12)}.part`);
   const hash = createHash('sha256');
   let size = 0;
-  const handle = await open(path, 'wx', 0o600);
   try {
     await pipeline(
       source,
@@ -46,12 +45,16 @@ export async function writeTemp(storage: Storage, source: Readable | AsyncIterab
           yield chunk;
         }
       },
-      handle.createWriteStream({ autoClose: false }),
+      createWriteStream(path, { flags: 'wx', mode: 0o600 }),
     );
-    await handle.sync();
-    await handle.close();
+    // fsync through a second descriptor: it flushes the file's data, whoever wrote it.
+    const handle = await open(path, 'r+');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
   } catch (error) {
-    await handle.close().catch(() => {});
     await rm(path, { force: true });
     throw error;
   }

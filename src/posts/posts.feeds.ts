@@ -28,6 +28,13 @@ function titleOf(text: string): string {
   return line.length > 80 ? `${line.slice(0, 79)}…` : line;
 }
 
+/** Posts are plain text; feeds carry HTML, so the text is escaped and its line breaks kept. */
+export function textToHtml(text: string): string {
+  const entities: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+  const escaped = text.replace(/[&<>"']/g, (c) => entities[c] ?? c);
+  return escaped.replace(/\r?\n/g, '<br>\n');
+}
+
 export function buildFeed(baseUrl: string, username: string, posts: Post[]): Feed {
   const urls = feedUrls(baseUrl, username);
   const profile = `${baseUrl}/users/${encodeURIComponent(username)}`;
@@ -48,7 +55,7 @@ export function buildFeed(baseUrl: string, username: string, posts: Post[]): Fee
       link: url,
       date: new Date(post.time * 1000),
       published: new Date(post.time * 1000),
-      content: post.text,
+      content: textToHtml(post.text),
     });
   }
   return feed;

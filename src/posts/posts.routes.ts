@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Db } from '../db/database.ts';
 import { problems } from '../http/schemas.ts';
+import { strictBody } from '../http/strict-body.ts';
 import { registerItemReads } from '../items/items.routes.ts';
 import { ATOM, JSON_FEED, renderPosts } from './posts.feeds.ts';
 import { createPost, getPost, listPosts, type Post, type PostsParams } from './posts.logic.ts';
@@ -45,6 +46,7 @@ export async function postsRoutes(fastify: FastifyInstance, options: PostsRoutes
     '/posts',
     {
       config: { permission: 'create_post' },
+      validatorCompiler: strictBody,
       schema: {
         summary: 'Write a post',
         description:

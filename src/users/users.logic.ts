@@ -1,7 +1,9 @@
 import type { Db } from '../db/database.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import { AppError, badRequest, notFound, type FieldError } from '../http/errors.ts';
+import { countPublic } from '../items/items.repo.ts';
 import { newId } from '../lib/ids.ts';
+import { feedUrls } from '../posts/posts.feeds.ts';
 import { msToSeconds, nowMs } from '../lib/time.ts';
 import { decoyHash, hashPassword, verifyPassword } from './passwords.ts';
 import {
@@ -120,13 +122,22 @@ export interface PublicProfile {
   display_name: string;
   bio: string;
   created_at: number;
+  public_counts: { posts: number; media: number; locations: number };
+  feeds: { atom: string; json_feed: string };
 }
 
-export function toPublicProfile(user: User): PublicProfile {
+export function toPublicProfile(user: User, counts: PublicProfile['public_counts'], baseUrl: string): PublicProfile {
   return {
     username: user.username,
     display_name: user.displayName,
     bio: user.bio,
     created_at: msToSeconds(user.createdAt),
+    public_counts: counts,
+    feeds: feedUrls(baseUrl, user.username),
   };
+}
+
+export async function getPublicProfile(db: Db, username: string, baseUrl: string): Promise<PublicProfile> {
+  const user = await getUser(db, username);
+  return toPublicProfile(user, await countPublic(db, user.id), baseUrl);
 }

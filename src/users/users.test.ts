@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, createTestUser, type TestApp } from '../../test/helpers.ts';
+import { insertItems } from '../../test/items.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -18,7 +19,21 @@ describe('GET /users/<username>', () => {
       display_name: 'Dora the Explorer',
       bio: 'Maps.',
       created_at: user.createdAt / 1000,
+      public_counts: { posts: 0, media: 0, locations: 0 },
+      feeds: {
+        atom: 'http://waypost.test/posts/public/Dora?format=atom',
+        json_feed: 'http://waypost.test/posts/public/Dora?format=jsonfeed',
+      },
     });
+  });
+
+  it('counts public posts, media and locations, never private ones', async () => {
+    const user = await createTestUser(t.database);
+    await insertItems(t.database, 'posts', user.id, [{ scope: 'public' }, { scope: 'public' }, { scope: 'private' }]);
+    await insertItems(t.database, 'media', user.id, [{ scope: 'private' }, { scope: 'public' }]);
+    await insertItems(t.database, 'locations', user.id, [{ scope: 'private' }, { scope: 'private' }]);
+    const response = await t.app.inject({ method: 'GET', url: `/users/${user.username}` });
+    expect(response.json()).toMatchObject({ public_counts: { posts: 2, media: 1, locations: 0 } });
   });
 
   it('never shows the password hash or internal id', async () => {

@@ -1,0 +1,241 @@
+// POST /posts with `groups: []`, and public posts as Atom and JSON Feed, read back by a feed
+// parser.
+import { extractFromJson, extractFromXml } from '@extractus/feed-extractor';
+import fc from 'fast-check';
+import { XMLParser } from 'fast-xml-parser';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, countRows, createTestUser, type TestApp } from '../../test/helpers.ts';
+import { insertItems } from '../../test/items.ts';
+import { tokenFor } from '../../test/tokens.ts';
+import { updateSettings } from '../settings/settings.logic.ts';
+
+const anyNumber: unknown = expect.any(Number);
+const ulid: unknown = expect.stringMatching(/^[0-9A-Z]{26}$/);
+
+let t: TestApp;
+let user: Awaited<ReturnType<typeof createTestUser>>;
+let writer: string;
+let reader: string;
+
+beforeAll(async () => {
+  t = await buildTestApp();
+  user = await createTestUser(t.database, { username: 'writer' });
+  writer = await tokenFor(t, user, ['create_post']);
+  reader = await tokenFor(t, user, ['get_private_scope']);
+});
+afterAll(() => t.close());
+
+const post = (payload: unknown, token = writer, contentType = 'application/json') =>
+  t.app.inject({
+    method: 'POST',
+    url: '/posts',
+    headers: { authorization: `Bearer ${token}`, 'content-type': contentType },
+    payload: typeof payload === 'string' ? payload : JSON.stringify(payload),
+  });
+
+describe('POST /posts', () => {
+  it('202, Location and the post object; stored in the own collection, delivered nowhere', async () => {
+    const response = await post({ text: '  Hello, world.  ', groups: [], location: { lat: 52.52, lon: 13.405 } });
+    expect(response.statusCode).toBe(202);
+    const body = response.json<{ id: string; time: number; created_at: number }>();
+    expect(response.headers.location).toBe(`/posts/id/${body.id}`);
+    expect(body).toEqual({
+      id: ulid,
+      username: 'writer',
+      text: 'Hello, world.',
+      scope: 'public',
+      time: body.created_at,
+      created_at: anyNumber,
+      media_ids: [],
+      location: { lat: 52.52, lon: 13.405 },
+      source: null,
+      deliveries: [],
+    });
+    const read = await t.app.inject({ method: 'GET', url: `/posts/id/${body.id}` });
+    expect(read.statusCode).toBe(200);
+    const { deliveries: _d, location: _l, ...shared } = body as unknown as Record<string, unknown>;
+    expect(read.json()).toMatchObject(shared);
+    // Public: the location at the owner's precision (1000 m by default), not the exact one.
+    expect(read.json<{ location: { lat: number } }>().location.lat).not.toBe(52.52);
+  });
+
+  it("takes the scope from the body, else from the owner's settings", async () => {
+    const explicit = await post({ text: 'secret', groups: [], scope: 'private' });
+    expect(explicit.json()).toMatchObject({ scope: 'private' });
+    await updateSettings(t.database.db, user.id, { defaultScopes: { posts: 'private' } });
+    expect((await post({ text: 'quiet', groups: [] })).json()).toMatchObject({ scope: 'private' });
+    await updateSettings(t.database.db, user.id, { defaultScopes: { posts: 'public' } });
+    const mine = await t.app.inject({
+      method: 'GET',
+      url: '/posts/private',
+      headers: { authorization: `Bearer ${reader}` },
+    });
+    expect(mine.json<{ text: string }[]>().map((p) => p.text)).toEqual(['quiet', 'secret']);
+  });
+
+  it('400 with the reason for everything invalid, and nothing stored', async () => {
+    const before = await countRows(t.database, 'posts');
+    const cases: [unknown, string][] = [
+      [{ text: '   ', groups: [] }, 'body/text'],
+      [{ text: 'x'.repeat(5001), groups: [] }, 'body/text'],
+      [{ text: 'hi' }, 'body/groups'],
+      [{ text: 'hi', groups: ['g1'] }, 'body/groups/0'],
+      [{ text: 'hi', groups: ['a', 'a'] }, 'body/groups'],
+      [{ text: 'hi', groups: 'all' }, 'body/groups'],
+      [{ text: 'hi', groups: [7] }, 'body/groups/0'],
+      [{ text: ['hi'], groups: [] }, 'body/text'],
+      [{ text: 42, groups: [] }, 'body/text'],
+      [{ text: 'hi', groups: [], extra: true }, 'body/extra'],
+      [{ text: 'hi', groups: [], scope: 'friends' }, 'body/scope'],
+      [{ text: 'hi', groups: [], media_ids: ['01ARZ3NDEKTSV4RRFFQ69G5FAV'] }, 'body/media_ids/0'],
+      [{ text: 'hi', groups: [], location: { lat: 100, lon: 0 } }, 'body/location/lat'],
+      [[], 'body'],
+    ];
+    for (const [body, path] of cases) {
+      const response = await post(body);
+      expect(response.statusCode, JSON.stringify(body).slice(0, 60)).toBe(400);
+      const problem = response.json<{ errors?: { path: string }[]; detail: string }>();
+      expect(
+        problem.errors?.map((e) => e.path),
+        JSON.stringify(body).slice(0, 60),
+      ).toContain(path);
+    }
+    expect((await post({ text: 'hi', groups: ['g1'] })).json()).toMatchObject({
+      errors: [{ path: 'body/groups/0', message: 'unknown group' }],
+    });
+    expect((await post('{"text": "hi", ')).statusCode).toBe(400);
+    expect((await post('text=hi', writer, 'application/x-www-form-urlencoded')).statusCode).toBeGreaterThanOrEqual(400);
+    expect(await countRows(t.database, 'posts')).toBe(before);
+  });
+
+  it("5000 characters is the limit, counted as characters after trimming; the caller's own media attach", async () => {
+    expect((await post({ text: `  ${'é'.repeat(5000)}  `, groups: [] })).statusCode).toBe(202);
+    expect((await post({ text: '😀'.repeat(5000), groups: [] })).statusCode).toBe(202);
+    const [mine] = await insertItems(t.database, 'media', user.id, [{}]);
+    const other = await createTestUser(t.database);
+    const [theirs] = await insertItems(t.database, 'media', other.id, [{}]);
+    expect((await post({ text: 'photo', groups: [], media_ids: [mine] })).json()).toMatchObject({ media_ids: [mine] });
+    expect((await post({ text: 'photo', groups: [], media_ids: [theirs] })).statusCode).toBe(400);
+  });
+
+  it('401 without create_post (SPEC.md), with or without a token', async () => {
+    const lacking = await post({ text: 'hi', groups: [] }, reader);
+    expect(lacking.statusCode).toBe(401);
+    expect(lacking.headers['www-authenticate']).toBe(
+      'Bearer realm="waypost", error="insufficient_scope", scope="create_post"',
+    );
+    const anonymous = await t.app.inject({ method: 'POST', url: '/posts', payload: { text: 'hi', groups: [] } });
+    expect(anonymous.statusCode).toBe(401);
+  });
+
+  it('no body makes a 5xx', async () => {
+    const field = fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.string(), fc.array(fc.string(), { maxLength: 3 }));
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          fc.jsonValue({ maxDepth: 3 }),
+          fc.record(
+            { text: field, groups: field, scope: field, media_ids: field, location: field },
+            { requiredKeys: [] },
+          ),
+        ),
+        async (body) => {
+          expect((await post(body)).statusCode).toBeLessThan(500);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});
+
+describe('feeds of public posts', () => {
+  let feeder: Awaited<ReturnType<typeof createTestUser>>;
+  beforeAll(async () => {
+    feeder = await createTestUser(t.database, { username: 'feeder' });
+    await t.database.db
+      .insertInto('posts')
+      .values([
+        {
+          user_id: feeder.id,
+          id: '01HZ0000000000000000000001',
+          scope: 'public',
+          time: 1_714_557_600_000,
+          created_at: 1,
+          text: 'First post\nwith two lines & <markup>',
+          media_ids: '[]',
+          lat: null,
+          lon: null,
+          source: null,
+        },
+        {
+          user_id: feeder.id,
+          id: '01HZ0000000000000000000002',
+          scope: 'public',
+          time: 1_714_644_000_000,
+          created_at: 1,
+          text: 'Second post',
+          media_ids: '[]',
+          lat: null,
+          lon: null,
+          source: null,
+        },
+        {
+          user_id: feeder.id,
+          id: '01HZ0000000000000000000003',
+          scope: 'private',
+          time: 1_714_700_000_000,
+          created_at: 1,
+          text: 'Private',
+          media_ids: '[]',
+          lat: null,
+          lon: null,
+          source: null,
+        },
+      ])
+      .execute();
+  });
+
+  it('Atom (format=atom or Accept), parsed by a feed reader: public posts only, newest first', async () => {
+    for (const request of [
+      { url: '/posts/public/feeder?format=atom', headers: {} },
+      { url: '/posts/public/feeder', headers: { accept: 'application/atom+xml' } },
+    ]) {
+      const response = await t.app.inject({ method: 'GET', ...request });
+      expect(response.statusCode).toBe(200);
+      expect(response.headers['content-type']).toBe('application/atom+xml; charset=utf-8');
+      const xml = new XMLParser({ ignoreAttributes: false }).parse(response.body) as { feed: Record<string, unknown> };
+      expect(xml.feed['@_xmlns']).toBe('http://www.w3.org/2005/Atom');
+      const feed = extractFromXml(response.body, { normalization: true });
+      expect(feed.title).toBe('feeder on Waypost');
+      expect(feed.entries?.map((e) => [e.link, e.title, e.published])).toEqual([
+        ['http://waypost.test/posts/id/01HZ0000000000000000000002', 'Second post', '2024-05-02T10:00:00.000Z'],
+        ['http://waypost.test/posts/id/01HZ0000000000000000000001', 'First post', '2024-05-01T10:00:00.000Z'],
+      ]);
+    }
+  });
+
+  it('JSON Feed (format=jsonfeed), parsed by a feed reader, discoverable from the profile', async () => {
+    const profile = (await t.app.inject({ method: 'GET', url: '/users/feeder' })).json<{
+      feeds: { json_feed: string };
+    }>();
+    const url = new URL(profile.feeds.json_feed);
+    const response = await t.app.inject({ method: 'GET', url: url.pathname + url.search });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toBe('application/feed+json');
+    const raw = response.json<{ version: string; items: { content_html: string }[] }>();
+    expect(raw.version).toMatch(/^https:\/\/jsonfeed\.org\/version\/1/);
+    expect(raw.items[1]?.content_html).toBe('First post<br>\nwith two lines &amp; &lt;markup&gt;');
+    const feed = extractFromJson(raw, { normalization: true });
+    expect(feed.entries?.map((e) => e.link)).toEqual([
+      'http://waypost.test/posts/id/01HZ0000000000000000000002',
+      'http://waypost.test/posts/id/01HZ0000000000000000000001',
+    ]);
+  });
+
+  it('a feed page follows the collection parameters and announces the next page', async () => {
+    const response = await t.app.inject({ method: 'GET', url: '/posts/public/feeder?format=atom&count=1' });
+    expect(extractFromXml(response.body).entries).toHaveLength(1);
+    expect(response.headers.link).toMatch(/format=atom/);
+    expect(response.headers.link).toMatch(/rel="next"$/);
+  });
+});
