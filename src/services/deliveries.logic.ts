@@ -52,7 +52,7 @@ export async function groupErrors(db: Db, userId: string, groupIds: readonly str
   });
   const owned = await ownedGroupIds(db, userId, [...seen]);
   groupIds.forEach((id, index) => {
-    if (!owned.has(id)) errors.push({ path: `body/groups/${index}`, message: 'is not one of your service groups' });
+    if (!owned.has(id)) errors.push({ path: `body/groups/${index}`, message: 'unknown group' });
   });
   return errors;
 }

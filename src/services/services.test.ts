@@ -117,8 +117,10 @@ describe('services', () => {
       'must be string',
     ],
     [{ type: 'gopher', name: 'x', config: {} }, 'body/type', ''],
+    [{ type: 'webhook', name: 5, config: {} }, 'body/name', ''],
+    [{ type: 'webhook', name: 'x', config: 'url=x' }, 'body/config', ''],
     [{ type: 'webhook', name: '', config: {} }, 'body/name', ''],
-    [{ type: 'webhook', name: 'x', config: {}, colour: 'red' }, 'body/colour', 'is not a known field'],
+    [{ type: 'webhook', name: 'x', config: {}, colour: 'red' }, 'body/colour', ''],
   ])('POST /services %j is 400 at %s', async (body, path, message) => {
     const response = await call('POST', '/services', all, body);
     expect(response.statusCode).toBe(400);
