@@ -9,6 +9,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type TObject } from 'typebox';
 import type { Db } from '../db/database.ts';
 import type { Auth } from '../http/auth.ts';
+import { badRequest } from '../http/errors.ts';
 import { problems } from '../http/schemas.ts';
 import { UsernameParams } from '../users/users.schemas.ts';
 import { nextLink, ownerById, ownerByUsername, type CollectionParams, type Page, type Scope } from './items.logic.ts';
@@ -42,6 +43,23 @@ export interface ItemKind<Q extends CollectionParams, T> {
   byId(id: string, auth: Auth | undefined): Promise<T>;
   /** A representation other than the JSON array, when the request asks for one. */
   render?(request: FastifyRequest, page: Page<T>, ctx: ListContext<Q>): Promise<Rendered | undefined>;
+}
+
+const NUMERIC_PARAMS = ['count', 'since_time', 'until_time'] as const;
+
+/**
+ * Ajv coerces an empty string to 0 (`?since_time=` would mean 1970); an empty value is not a
+ * number, so it is a 400 like any other (API.md "Collections").
+ */
+async function emptyNumbersAre400(request: FastifyRequest) {
+  const query = request.query as Record<string, unknown>;
+  const empty = NUMERIC_PARAMS.filter((name) => query[name] === '');
+  if (empty.length > 0) {
+    throw badRequest(
+      `${empty.join(', ')} must be a number, not empty.`,
+      empty.map((name) => ({ path: `querystring/${name}`, message: 'must be a number' })),
+    );
+  }
 }
 
 export function registerItemReads<Q extends CollectionParams, T>(
@@ -78,6 +96,7 @@ export function registerItemReads<Q extends CollectionParams, T>(
     `${path}/private`,
     {
       config: { permission: 'get_private_scope' },
+      preValidation: emptyNumbersAre400,
       schema: {
         summary: `The token owner's private ${kind.table}`,
         tags: [kind.tag],
@@ -95,6 +114,7 @@ export function registerItemReads<Q extends CollectionParams, T>(
     `${path}/public`,
     {
       config: { auth: 'required' },
+      preValidation: emptyNumbersAre400,
       schema: {
         summary: `The token owner's public ${kind.table}`,
         description: 'Needs a valid token and no permission (SPEC.md).',
@@ -112,6 +132,7 @@ export function registerItemReads<Q extends CollectionParams, T>(
   app.get(
     `${path}/public/:username`,
     {
+      preValidation: emptyNumbersAre400,
       schema: {
         summary: `A user's public ${kind.table}`,
         description: 'No token needed. An unknown username is 404.',

@@ -40,7 +40,3 @@ export function collectionQuery<P extends TProperties>(extra: P) {
 }
 
 export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
-
-export const LinkHeader = Type.Object({
-  link: Type.Optional(Type.String({ description: 'RFC 8288: `<url>; rel="next"` when there is a next page.' })),
-});

@@ -1,0 +1,150 @@
+// `npm run bench`: the three benchmarks of issue 4, each beside its baseline in the same run.
+// Servers run in their own processes; this process is the client, on loopback. Bounded in
+// time (BENCH_SECONDS per load run) and count (BENCH_POSTS posts, BENCH_BATCHES batches).
+// Numbers are printed, and recorded by hand in BENCHMARKS.md; nothing here asserts them.
+import autocannon from 'autocannon';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { openDatabase } from '../src/db/database.ts';
+import { migrateToLatest } from '../src/db/migrate.ts';
+import { bareInsert, openBare, pointBatch, seedPosts, seedUser } from './seed.ts';
+
+const POSTS = Number(process.env.BENCH_POSTS ?? 1_000_000);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const BATCHES = Number(process.env.BENCH_BATCHES ?? 100);
+const DEPTH = Math.min(900_000, Math.floor(POSTS * 0.9));
+const work = mkdtempSync(join(tmpdir(), 'waypost-bench-'));
+const children: ChildProcess[] = [];
+
+function log(line: string) {
+  process.stdout.write(`${line}\n`);
+}
+
+/** Starts a server script in its own Node process; resolves with the JSON line it prints. */
+async function start(script: string, args: string[], env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, [join(import.meta.dirname, script), ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  children.push(child);
+  const lines = createInterface({ input: child.stdout });
+  for await (const line of lines) return JSON.parse(line) as { port: number; token?: string };
+  throw new Error(`${script} exited before it was ready`);
+}
+
+async function migratedDb(name: string): Promise<string> {
+  const path = join(work, name);
+  const database = openDatabase({ sqlitePath: path });
+  await migrateToLatest(database);
+  await database.close();
+  return path;
+}
+
+async function load(url: string, connections: number) {
+  // Warm up first (JIT, caches, connection pools), then measure.
+  await autocannon({ url, connections, duration: Math.min(3, SECONDS) });
+  const result = await autocannon({ url, connections, duration: SECONDS });
+  return { rps: result.requests.average, p99: result.latency.p99, non2xx: result.non2xx + result.errors };
+}
+
+/** Median latency in ms of `count` sequential requests, each URL in turn, precise clock. */
+async function medians(urls: string[], count: number): Promise<number[]> {
+  const samples = urls.map(() => [] as number[]);
+  for (let i = 0; i < count; i += 1) {
+    for (const [index, url] of urls.entries()) {
+      const begin = process.hrtime.bigint();
+      const response = await fetch(url);
+      await response.arrayBuffer();
+      if (response.status !== 200) throw new Error(`${url}: ${response.status}`);
+      samples[index]!.push(Number(process.hrtime.bigint() - begin) / 1e6);
+    }
+  }
+  return samples.map((list) => list.sort((a, b) => a - b)[Math.floor(list.length / 2)]!);
+}
+
+async function pagesBenchmark() {
+  log(`seeding ${POSTS} posts...`);
+  const path = await migratedDb('posts.db');
+  const bare = openBare(path);
+  const userId = seedUser(bare, 'reader');
+  seedPosts(bare, userId, POSTS);
+  // OFFSET only here, to find the key 900k deep once; the server pages by keyset.
+  const deep = bare
+    .prepare(`select time, id from posts where user_id = ? order by time desc, id desc limit 1 offset ?`)
+    .get(userId, DEPTH - 1) as { time: number; id: string };
+  bare.close();
+  const cursor = Buffer.from(JSON.stringify([deep.time, deep.id])).toString('base64url');
+
+  const waypost = await start('server.ts', [path, join(work, 'data-posts')]);
+  const pageUrl = `http://127.0.0.1:${waypost.port}/posts/public/reader?count=50`;
+  const page = Buffer.from(await (await fetch(pageUrl)).arrayBuffer());
+  const pageFile = join(work, 'page.json');
+  writeFileSync(pageFile, page);
+  const raw = await start('raw-server.ts', [pageFile]);
+
+  log(`page: ${page.length} bytes; load: ${SECONDS} s each after a warm-up, 10 connections`);
+  const rawResult = await load(`http://127.0.0.1:${raw.port}/`, 10);
+  const wayResult = await load(pageUrl, 10);
+  log(
+    `| GET /posts/public/<u>?count=50 (${POSTS} posts) | ${wayResult.rps.toFixed(0)} req/s, p99 ${wayResult.p99} ms | raw node:http same bytes: ${rawResult.rps.toFixed(0)} req/s, p99 ${rawResult.p99} ms | ${((100 * wayResult.rps) / rawResult.rps).toFixed(0)} % (goal >= 60 %) | errors ${wayResult.non2xx}/${rawResult.non2xx} |`,
+  );
+
+  // Context, not a goal: the same app answering its cheapest route (no database), to show how
+  // much of the gap to raw node:http is the framework and its hooks rather than the page.
+  const floor = await load(`http://127.0.0.1:${waypost.port}/healthz`, 10);
+  log(
+    `| context: GET /healthz on the same server | ${floor.rps.toFixed(0)} req/s, p99 ${floor.p99} ms | | ${((100 * floor.rps) / rawResult.rps).toFixed(0)} % of raw | |`,
+  );
+
+  const [startMs, deepMs] = await medians([pageUrl, `${pageUrl}&cursor=${cursor}`], 1000);
+  log(
+    `| same page at the start vs ${DEPTH} deep, median of 1000 sequential each | ${startMs!.toFixed(3)} ms vs ${deepMs!.toFixed(3)} ms | ratio ${(deepMs! / startMs!).toFixed(2)} (goal <= 1.2) |`,
+  );
+  const [profileMs] = await medians([`http://127.0.0.1:${waypost.port}/users/reader`], 20);
+  log(`| context: GET /users/<u> (counts ${POSTS} public posts), median of 20 | ${profileMs!.toFixed(1)} ms | | | |`);
+}
+
+async function locationsBenchmark() {
+  const batches = Array.from({ length: BATCHES }, (_, b) => pointBatch(b));
+  const total = BATCHES * 1000;
+
+  const barePath = await migratedDb('bare.db');
+  const bare = openBare(barePath);
+  const bareUser = seedUser(bare, 'walker');
+  let begin = process.hrtime.bigint();
+  bareInsert(bare, bareUser, batches);
+  const bareSeconds = Number(process.hrtime.bigint() - begin) / 1e9;
+  bare.close();
+
+  const path = await migratedDb('locations.db');
+  const seed = openBare(path);
+  const userId = seedUser(seed, 'walker');
+  seed.close();
+  const server = await start('server.ts', [path, join(work, 'data-locations')], { BENCH_TOKEN_USER: userId });
+  const url = `http://127.0.0.1:${server.port}/locations`;
+  const headers = { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' };
+  const bodies = batches.map((points) => JSON.stringify(points.map((p) => ({ ...p, time: p.time / 1000 }))));
+  begin = process.hrtime.bigint();
+  for (const body of bodies) {
+    const response = await fetch(url, { method: 'POST', headers, body });
+    const result = (await response.json()) as { stored: number };
+    if (response.status !== 200 || result.stored !== 1000) throw new Error(`POST /locations: ${response.status}`);
+  }
+  const waySeconds = Number(process.hrtime.bigint() - begin) / 1e9;
+  const wayRate = total / waySeconds;
+  const bareRate = total / bareSeconds;
+  log(
+    `| POST /locations, ${BATCHES} batches of 1000, one client | ${wayRate.toFixed(0)} points/s | bare better-sqlite3 loop, same rows: ${bareRate.toFixed(0)} points/s | ${((100 * wayRate) / bareRate).toFixed(0)} % (goal >= 30 %) |`,
+  );
+}
+
+try {
+  await pagesBenchmark();
+  await locationsBenchmark();
+} finally {
+  for (const child of children) child.kill();
+  rmSync(work, { recursive: true, force: true });
+}

@@ -1,0 +1,35 @@
+// A Waypost server for the benchmarks, in its own process: the SQLite database at argv[2],
+// migrated, listening on a free loopback port. With BENCH_TOKEN_USER set it also issues an
+// access token for that user (write_locations), the same way test/tokens.ts does. It prints
+// one JSON line `{port, token}` and serves until killed.
+import { buildApp } from '../src/app.ts';
+import { loadConfig } from '../src/config.ts';
+import { openDatabase } from '../src/db/database.ts';
+import { migrateToLatest } from '../src/db/migrate.ts';
+import { tokenFor } from '../test/tokens.ts';
+
+const [path, dataDir] = process.argv.slice(2);
+if (!path || !dataDir) throw new Error('usage: server.ts <sqlite path> <data dir>');
+const database = openDatabase({ sqlitePath: path });
+await migrateToLatest(database);
+const config = loadConfig({
+  WAYPOST_DATA_DIR: dataDir,
+  WAYPOST_BASE_URL: 'http://127.0.0.1',
+  WAYPOST_SECRET_KEY: 'b2'.repeat(32),
+  WAYPOST_LOG_LEVEL: 'silent',
+});
+const app = await buildApp({ config, database });
+await app.listen({ host: '127.0.0.1', port: 0 });
+const { port } = app.server.address() as { port: number };
+const userId = process.env.BENCH_TOKEN_USER;
+const token = userId
+  ? await tokenFor({ app, database, config, close: async () => {} }, { id: userId }, ['write_locations'])
+  : undefined;
+process.stdout.write(`${JSON.stringify({ port, token })}\n`);
+
+// Exit cleanly when the benchmark stops us (and let --cpu-prof write its profile).
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.once(signal, () => {
+    void app.close().then(() => process.exit(0));
+  });
+}
