@@ -34,9 +34,11 @@ export interface AppDeps {
   database: Database;
   /** A pino logger; tests pass none to stay quiet. */
   logger?: FastifyBaseLogger;
+  /** Called when jobs were queued, to wake an in-process worker. */
+  onJobsQueued?: () => void;
 }
 
-export async function buildApp({ config, database, logger }: AppDeps): Promise<FastifyInstance> {
+export async function buildApp({ config, database, logger, onJobsQueued }: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     ...(logger ? { loggerInstance: logger } : { logger: false }),
     genReqId: requestId,
@@ -70,7 +72,12 @@ export async function buildApp({ config, database, logger }: AppDeps): Promise<F
   await app.register(usersRoutes, { db, baseUrl: config.baseUrl });
   await app.register(pagesRoutes, { db, config });
   await app.register(accountRoutes, { db, config });
-  await app.register(postsRoutes, { db, baseUrl: config.baseUrl });
+  await app.register(postsRoutes, {
+    db,
+    baseUrl: config.baseUrl,
+    deliveryMaxAttempts: config.deliveryMaxAttempts,
+    onJobsQueued,
+  });
   await app.register(mediaRoutes, { db, config });
   await app.register(locationsRoutes, { db, baseUrl: config.baseUrl });
   await app.register(servicesRoutes, { db, secretsKey: secretsKey(config.secretKey) });

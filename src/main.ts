@@ -17,11 +17,11 @@ export async function serve(config: Config): Promise<void> {
   const logger = createLogger(config);
   const database = openConfiguredDatabase(config);
   await migrateToLatest(database);
-  const app = await buildApp({ config, database, logger });
   // The delivery worker runs in this process unless the operator runs `waypost worker`s.
   const jobs: JobRunner | undefined = config.inlineWorker
     ? createJobRunner({ config, database, onError: (err) => logger.error({ err }, 'job worker error') })
     : undefined;
+  const app = await buildApp({ config, database, logger, onJobsQueued: () => jobs?.worker.wake() });
 
   // SIGINT/SIGTERM: stop accepting, let requests and jobs in flight finish (up to 10 s), close
   // the database. A second signal or an uncaught error ends the process at once; a job cut off

@@ -28,7 +28,9 @@ export interface JobRunner {
 export function createJobRunner(options: JobRunnerOptions): JobRunner {
   const { config, database } = options;
   const now = options.now ?? Date.now;
-  const outbound = options.outbound ?? createOutbound({ allow: config.outboundAllow });
+  // A request must end well inside the lease, or a slow target would see a second worker's copy.
+  const timeoutMs = Math.min(15_000, (config.jobLeaseSeconds * 1000) / 2);
+  const outbound = options.outbound ?? createOutbound({ allow: config.outboundAllow, timeoutMs });
   const worker = createWorker({
     db: database.db,
     dialect: database.dialect,

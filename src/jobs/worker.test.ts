@@ -1,6 +1,6 @@
 // The queue and the worker on their own: claiming (several workers never take one job twice),
 // the retry policy, and the running loop's start and graceful stop.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createTestDatabase, DIALECT, type TestDatabase } from '../../test/helpers.ts';
 import type { Database } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrate.ts';
@@ -9,18 +9,24 @@ import { claimJobs, findJob, insertJobs, type JobRow } from './jobs.repo.ts';
 import { retryDelayMs } from './retry.ts';
 import { createWorker, type JobHandler } from './worker.ts';
 
+// One database for the file, emptied between tests: on PostgreSQL each schema dropped can make
+// another test file's migration fail (Kysely's migrator reads every schema's tables), so few.
 let test: TestDatabase | undefined;
 const opened: Database[] = [];
 afterEach(async () => {
   await Promise.all(opened.splice(0).map((database) => database.close()));
+  if (test) await test.database.db.deleteFrom('jobs').execute();
+});
+afterAll(async () => {
   await test?.database.close();
   await test?.drop();
-  test = undefined;
 });
 
 async function freshQueue(): Promise<TestDatabase> {
-  test = await createTestDatabase();
-  await migrateToLatest(test.database);
+  if (!test) {
+    test = await createTestDatabase();
+    await migrateToLatest(test.database);
+  }
   return test;
 }
 

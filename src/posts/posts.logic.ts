@@ -8,6 +8,7 @@ import { msToSeconds, nowMs } from '../lib/time.ts';
 import { roundPoint } from '../locations/precision.ts';
 import { getSettings } from '../settings/settings.logic.ts';
 import { findUserById } from '../users/users.repo.ts';
+import { deliveriesForPosts, enqueueDeliveries, groupErrors, type Delivery } from '../services/deliveries.logic.ts';
 import { insertPost, ownMediumIds, selectPostPage, type PostRow } from './posts.repo.ts';
 import { TEXT_MAX } from './posts.schemas.ts';
 
@@ -21,7 +22,17 @@ export interface Post {
   media_ids: string[];
   location: { lat: number; lon: number } | null;
   source: string | null;
-  deliveries?: never[];
+  /** Only for the owner. */
+  deliveries?: Delivery[];
+}
+
+/** What delivering a new post needs from configuration (issue 5). */
+export interface DeliveryOptions {
+  /** Where posts live, for the link sent with each post. */
+  baseUrl: string;
+  maxAttempts: number;
+  /** Runs inside the post's transaction: stores the Idempotency-Key response with the post. */
+  beforeCommit?: (trx: Db, post: Post) => Promise<void>;
 }
 
 export interface PostsParams extends CollectionParams {
@@ -61,27 +72,39 @@ async function precisionFor(db: Db, userId: string, rows: PostRow[]): Promise<nu
 export async function listPosts(db: Db, ctx: ListContext<PostsParams>): Promise<Page<Post>> {
   const result = await selectPostPage(db, { owner: ctx.owner.id, scope: ctx.scope }, toPageQuery(ctx.query));
   const precision = await precisionFor(db, ctx.owner.id, result.rows);
-  return pageOf(result, (row) => toPost(row, ctx.owner.username, precision));
+  if (!ctx.byOwner) return pageOf(result, (row) => toPost(row, ctx.owner.username, precision));
+  // The owner's own collections show each post's deliveries (API.md "Objects").
+  const deliveries = await deliveriesForPosts(
+    db,
+    ctx.owner.id,
+    result.rows.map((row) => row.id),
+  );
+  return pageOf(result, (row) => ({
+    ...toPost(row, ctx.owner.username, precision),
+    deliveries: deliveries.get(row.id) ?? [],
+  }));
 }
 
 export async function getPost(db: Db, id: string, auth: Auth | undefined): Promise<Post> {
   const row = await readItem(db, 'posts', id, auth);
   const owner = await findUserById(db, row.user_id);
-  return toPost(row, owner?.username ?? '', await precisionFor(db, row.user_id, [row]));
+  const post = toPost(row, owner?.username ?? '', await precisionFor(db, row.user_id, [row]));
+  if (auth?.userId !== row.user_id) return post;
+  return { ...post, deliveries: (await deliveriesForPosts(db, row.user_id, [row.id])).get(row.id) ?? [] };
 }
 
 /**
- * POST /posts (API.md "POST /posts"): stores the post in the caller's collection. Groups and
- * delivery belong to the services; until they exist, every group id is unknown.
+ * POST /posts (API.md "POST /posts"): stores the post in the caller's collection and, in the
+ * same transaction, one pending delivery and one job per distinct service of the groups.
  */
-export async function createPost(db: Db, userId: string, input: NewPost): Promise<Post> {
+export async function createPost(db: Db, userId: string, input: NewPost, delivery: DeliveryOptions): Promise<Post> {
   const errors: FieldError[] = [];
   const text = input.text.trim();
   const length = [...text].length;
   if (length < 1 || length > TEXT_MAX) {
     errors.push({ path: 'body/text', message: `must be 1 to ${TEXT_MAX} characters after trimming` });
   }
-  input.groups.forEach((_group, index) => errors.push({ path: `body/groups/${index}`, message: 'unknown group' }));
+  errors.push(...(await groupErrors(db, userId, input.groups)));
   const mediaIds = input.media_ids ?? [];
   const own = await ownMediumIds(db, userId, mediaIds);
   mediaIds.forEach((id, index) => {
@@ -104,8 +127,30 @@ export async function createPost(db: Db, userId: string, input: NewPost): Promis
     lon: input.location?.lon ?? null,
     source: null,
   };
-  await insertPost(db, row);
   const owner = await findUserById(db, userId);
-  // The owner sees the exact post (precision 0), deliveries included: none, with no groups.
-  return { ...toPost(row, owner?.username ?? '', 0), deliveries: [] };
+  // The owner sees the exact post (precision 0); the services get it as the owner wrote it.
+  const post = toPost(row, owner?.username ?? '', 0);
+  return db.transaction().execute(async (trx) => {
+    await insertPost(trx, row);
+    const deliveries = await enqueueDeliveries(trx, {
+      userId,
+      post: {
+        id: post.id,
+        username: post.username,
+        text: post.text,
+        scope: post.scope,
+        time: post.time,
+        created_at: post.created_at,
+        url: `${delivery.baseUrl}/posts/id/${post.id}`,
+        media_ids: post.media_ids,
+        location: post.location,
+      },
+      groupIds: input.groups,
+      maxAttempts: delivery.maxAttempts,
+      now,
+    });
+    const created = { ...post, deliveries };
+    await delivery.beforeCommit?.(trx, created);
+    return created;
+  });
 }

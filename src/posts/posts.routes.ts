@@ -7,9 +7,20 @@ import { strictBody } from '../http/strict-body.ts';
 import { registerItemReads } from '../items/items.routes.ts';
 import { ATOM, JSON_FEED, renderPosts } from './posts.feeds.ts';
 import { createPost, getPost, listPosts, type Post, type PostsParams } from './posts.logic.ts';
-import { NewPostBody, PostSchema, PostsQuery } from './posts.schemas.ts';
+import { idempotent } from '../services/idempotency.logic.ts';
+import { NewPostBody, PostHeaders, PostSchema, PostsQuery } from './posts.schemas.ts';
 
-export async function postsRoutes(fastify: FastifyInstance, { db, baseUrl }: { db: Db; baseUrl: string }) {
+export interface PostsRoutesOptions {
+  db: Db;
+  baseUrl: string;
+  /** Attempts per delivery (configuration). */
+  deliveryMaxAttempts: number;
+  /** Called after a post with deliveries is committed (wakes an in-process worker). */
+  onJobsQueued?: (() => void) | undefined;
+}
+
+export async function postsRoutes(fastify: FastifyInstance, options: PostsRoutesOptions) {
+  const { db, baseUrl } = options;
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.addSchema(PostSchema);
 
@@ -42,18 +53,36 @@ export async function postsRoutes(fastify: FastifyInstance, { db, baseUrl }: { d
           "Stores the post in the caller's collection and delivers it to every service of the given groups. " +
           '`groups: []` delivers it nowhere. 202 with `Location` and the post object. Anything invalid (text empty ' +
           'or over 5000 characters after trimming, an unknown group or medium, an extra field, a body that is not ' +
-          'JSON) is 400 with the reason; a token without `create_post` is 401 (SPEC.md).',
+          'JSON) is 400 with the reason; a token without `create_post` is 401 (SPEC.md). With an ' +
+          '`Idempotency-Key` header, a retry with the same key and body gets the first response again ' +
+          '(`Idempotent-Replayed: true`) and no second post; the same key with another body is 422; a retry ' +
+          'while the first is still running is 409. Keys are remembered for 24 hours.',
         tags: ['posts'],
+        headers: PostHeaders,
         body: NewPostBody,
         response: {
           202: { ...Type.Ref('Post'), description: 'Accepted: stored, deliveries queued.' },
-          ...problems(400, 401, 413, 415),
+          ...problems(400, 401, 409, 413, 415, 422),
         },
       },
     },
     async (request, reply) => {
-      const post = await createPost(db, request.auth!.userId, request.body);
-      return reply.code(202).header('location', `/posts/id/${post.id}`).send(post);
+      const userId = request.auth!.userId;
+      const key = { userId, scope: 'POST /posts', key: request.headers['idempotency-key'], body: request.body };
+      const response = await idempotent(db, key, async (remember) => {
+        const accepted = (post: Post) => ({ status: 202, headers: { location: `/posts/id/${post.id}` }, body: post });
+        const post = await createPost(db, userId, request.body, {
+          baseUrl,
+          maxAttempts: options.deliveryMaxAttempts,
+          beforeCommit: (trx, created) => remember(trx, accepted(created)),
+        });
+        if (post.deliveries?.length) options.onJobsQueued?.();
+        return accepted(post);
+      });
+      return reply
+        .code(response.status as 202)
+        .headers(response.headers)
+        .send(response.body);
     },
   );
 }

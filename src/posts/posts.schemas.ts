@@ -72,3 +72,14 @@ export const NewPostBody = Type.Object(
   },
   { additionalProperties: false },
 );
+
+export const PostHeaders = Type.Object({
+  'idempotency-key': Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 255,
+      pattern: '^[\\x21-\\x7e]+$',
+      description: 'Makes a retry safe: the same key and body return the first response (IETF httpapi draft).',
+    }),
+  ),
+});

@@ -2,7 +2,7 @@
 // transaction that stores the post (the outbox: DESIGN.md "Data model"): the post, one
 // `pending` delivery per distinct service, and one job per delivery commit together or not at all.
 import type { Db } from '../db/database.ts';
-import { badRequest } from '../http/errors.ts';
+import { badRequest, type FieldError } from '../http/errors.ts';
 import { newId } from '../lib/ids.ts';
 import { msToSeconds } from '../lib/time.ts';
 import { insertJobs } from '../jobs/jobs.repo.ts';
@@ -39,12 +39,12 @@ export function toDelivery(row: DeliveryRow): Delivery {
 }
 
 /**
- * Checks `groups` of a POST /posts body: distinct ids of the caller's own groups (API.md "POST
- * /posts"). An unknown or foreign group is 400 with the same message, so a foreign id reveals
- * nothing.
+ * What is wrong with `groups` of a POST /posts body: they must be distinct ids of the caller's
+ * own groups (API.md "POST /posts"). An unknown and a foreign group get the same message, so a
+ * foreign id reveals nothing.
  */
-export async function checkGroups(db: Db, userId: string, groupIds: readonly string[]): Promise<void> {
-  const errors: { path: string; message: string }[] = [];
+export async function groupErrors(db: Db, userId: string, groupIds: readonly string[]): Promise<FieldError[]> {
+  const errors: FieldError[] = [];
   const seen = new Set<string>();
   groupIds.forEach((id, index) => {
     if (seen.has(id)) errors.push({ path: `body/groups/${index}`, message: 'repeats an earlier group' });
@@ -52,11 +52,9 @@ export async function checkGroups(db: Db, userId: string, groupIds: readonly str
   });
   const owned = await ownedGroupIds(db, userId, [...seen]);
   groupIds.forEach((id, index) => {
-    if (!owned.has(id)) errors.push({ path: `body/groups/${index}`, message: 'is not one of your service groups' });
+    if (!owned.has(id)) errors.push({ path: `body/groups/${index}`, message: 'unknown group' });
   });
-  if (errors.length > 0) {
-    throw badRequest(`The request is invalid: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}.`, errors);
-  }
+  return errors;
 }
 
 export interface EnqueueOptions {
@@ -69,12 +67,16 @@ export interface EnqueueOptions {
 }
 
 /**
- * Inside the post's transaction: checks the groups, then adds one pending delivery and one job
+ * Inside the post's transaction: checks the groups (again: they may have changed since the
+ * request was validated), then adds one pending delivery and one job
  * per distinct enabled service across them. Returns the deliveries for the post object.
  */
 export async function enqueueDeliveries(trx: Db, options: EnqueueOptions): Promise<Delivery[]> {
   const { userId, post, groupIds, maxAttempts, now } = options;
-  await checkGroups(trx, userId, groupIds);
+  const errors = await groupErrors(trx, userId, groupIds);
+  if (errors.length > 0) {
+    throw badRequest(`The request is invalid: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}.`, errors);
+  }
   const serviceIds = await enabledServicesInGroups(trx, userId, groupIds);
   const deliveries: DeliveryRow[] = serviceIds.map((serviceId) => ({
     id: newId(),

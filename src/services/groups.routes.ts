@@ -5,6 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Db } from '../db/database.ts';
 import { problems } from '../http/schemas.ts';
+import { strictBody } from '../http/strict-body.ts';
 import { addGroupMember, createGroup, deleteGroup, getGroup, listGroups, removeGroupMember } from './services.logic.ts';
 import { IdParams, MemberParams, NewGroupBody } from './services.schemas.ts';
 
@@ -38,6 +39,7 @@ export async function groupsRoutes(fastify: FastifyInstance, { db }: { db: Db })
         body: NewGroupBody,
         response: { 201: Type.Ref('ServiceGroup'), ...problems(400, 401) },
       },
+      validatorCompiler: strictBody,
     },
     async (request, reply) => {
       const group = await createGroup(db, userId(request), request.body);

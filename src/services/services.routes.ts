@@ -4,6 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Db } from '../db/database.ts';
 import { problems } from '../http/schemas.ts';
+import { strictBody } from '../http/strict-body.ts';
 import { groupsRoutes } from './groups.routes.ts';
 import { createService, deleteService, getService, listServices } from './services.logic.ts';
 import { DeliverySchema, IdParams, NewServiceBody, ServiceGroupSchema, ServiceSchema } from './services.schemas.ts';
@@ -67,6 +68,7 @@ export async function servicesRoutes(fastify: FastifyInstance, { db, secretsKey 
         body: NewServiceBody,
         response: { 201: Type.Ref('Service'), ...problems(400, 401) },
       },
+      validatorCompiler: strictBody,
     },
     async (request, reply) => {
       const service = await createService(db, secretsKey, userId(request), request.body);

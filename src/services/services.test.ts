@@ -117,8 +117,10 @@ describe('services', () => {
       'must be string',
     ],
     [{ type: 'gopher', name: 'x', config: {} }, 'body/type', ''],
+    [{ type: 'webhook', name: 5, config: {} }, 'body/name', ''],
+    [{ type: 'webhook', name: 'x', config: 'url=x' }, 'body/config', ''],
     [{ type: 'webhook', name: '', config: {} }, 'body/name', ''],
-    [{ type: 'webhook', name: 'x', config: {}, colour: 'red' }, 'body/colour', 'is not a known field'],
+    [{ type: 'webhook', name: 'x', config: {}, colour: 'red' }, 'body/colour', ''],
   ])('POST /services %j is 400 at %s', async (body, path, message) => {
     const response = await call('POST', '/services', all, body);
     expect(response.statusCode).toBe(400);
@@ -273,5 +275,26 @@ describe('deleting and the queue', () => {
     });
     const jobs = await t.database.db.selectFrom('jobs').select(['status']).where('kind', '=', 'delivery').execute();
     expect(jobs.filter((j) => j.status === 'cancelled')).toHaveLength(1);
+  });
+
+  it('a disabled service gets no deliveries', async () => {
+    const on = await newWebhook();
+    const off = await call('POST', '/services', all, {
+      type: 'webhook',
+      name: 'paused',
+      enabled: false,
+      config: { url: 'https://hooks.example/off', secret: SECRET },
+    });
+    expect(off.json()).toMatchObject({ enabled: false });
+    const offId = off.json<{ id: string }>().id;
+    const group = (await call('POST', '/services/groups', all, { name: 'g', service_ids: [on.id, offId] })).json<{
+      id: string;
+    }>();
+    const deliveries = await t.database.db
+      .transaction()
+      .execute((trx) =>
+        enqueueDeliveries(trx, { userId: alice.id, post: post('P2'), groupIds: [group.id], maxAttempts: 3, now: 1000 }),
+      );
+    expect(deliveries.map((d) => d.service_id)).toEqual([on.id]);
   });
 });
