@@ -6,7 +6,8 @@ export default defineConfig({
     // Each test file builds its own app on its own database; two cores, so two forks.
     pool: 'forks',
     maxWorkers: 2,
-    testTimeout: 20_000,
+    // Guards against hangs, not speed checks: CLI tests spawn processes that hash with scrypt.
+    testTimeout: 60_000,
     hookTimeout: 30_000,
   },
 });

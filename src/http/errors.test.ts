@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../test/helpers.ts';
 import { AppError } from './errors.ts';
+import { strictBody } from './strict-body.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -19,6 +20,19 @@ beforeAll(async () => {
               { additionalProperties: false },
             ),
           },
+        },
+        async (request) => ({ name: request.body.name }),
+      );
+      typed.post(
+        '/test/strict',
+        {
+          schema: {
+            body: Type.Object(
+              { name: Type.String({ minLength: 1 }), count: Type.Integer({ minimum: 0 }) },
+              { additionalProperties: false },
+            ),
+          },
+          validatorCompiler: strictBody,
         },
         async (request) => ({ name: request.body.name }),
       );
@@ -56,6 +70,27 @@ describe('errors are problem+json', () => {
         { path: 'body/count', message: 'is required' },
       ]),
     );
+  });
+
+  it('400 with the same field errors from the strict (non-coercing) body validator', async () => {
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/test/strict',
+      payload: { name: '', count: '1', extra: 1, other: 2 },
+    });
+    const body = expectProblem(response, 400, 'validation_failed');
+    const byPath = (a: { path: string }, b: { path: string }) => a.path.localeCompare(b.path);
+    expect((body.errors as { path: string }[]).sort(byPath)).toEqual([
+      { path: 'body/count', message: 'must be integer' },
+      { path: 'body/extra', message: 'is not a known field' },
+      { path: 'body/name', message: 'must not have fewer than 1 characters' },
+      { path: 'body/other', message: 'is not a known field' },
+    ]);
+    const missing = await t.app.inject({ method: 'POST', url: '/test/strict', payload: {} });
+    expect(expectProblem(missing, 400, 'validation_failed').errors).toEqual([
+      { path: 'body/name', message: 'is required' },
+      { path: 'body/count', message: 'is required' },
+    ]);
   });
 
   it('400 for a body that is not JSON, or empty', async () => {

@@ -75,25 +75,33 @@ const FASTIFY_ERRORS: Record<string, [number, string]> = {
   FST_ERR_ASYNC_CONSTRAINT: [400, 'invalid_request'],
 };
 
-/** Turns a fastify validation error into field errors with JSON-pointer-like paths. */
+/**
+ * Turns a validation error into field errors with JSON-pointer-like paths. Two validators speak
+ * here: Ajv (querystrings, params) and TypeBox's compiler (strict JSON bodies); they name a
+ * missing or unknown field differently (`missingProperty` vs `requiredProperties: [..]`,
+ * `additionalProperty` vs `additionalProperties: [..]` plus a "schema is false" entry).
+ */
 function fieldErrors(error: FastifyError): FieldError[] {
   const where = error.validationContext ?? 'body';
-  return (error.validation ?? []).map((issue) => {
-    let path = issue.instancePath || '';
+  const errors: FieldError[] = [];
+  for (const issue of error.validation ?? []) {
+    const base = `${where}${issue.instancePath || ''}`;
     const params = issue.params;
-    const missing = params.missingProperty ?? params.requiredProperties;
-    const extra = params.additionalProperty;
-    if (typeof missing === 'string') path += `/${missing}`;
-    if (Array.isArray(missing) && typeof missing[0] === 'string') path += `/${missing[0]}`;
-    if (typeof extra === 'string') path += `/${extra}`;
-    const message =
-      typeof extra === 'string'
-        ? 'is not a known field'
-        : typeof missing === 'string' || Array.isArray(missing)
-          ? 'is required'
-          : (issue.message ?? 'is invalid');
-    return { path: `${where}${path}`, message };
-  });
+    const names = (value: unknown): string[] => [value ?? []].flat().filter((name) => typeof name === 'string');
+    const missing = names(params.missingProperty ?? params.requiredProperties);
+    const unknown = names(params.additionalProperty ?? params.additionalProperties);
+    if (missing.length > 0) {
+      for (const name of missing) errors.push({ path: `${base}/${name}`, message: 'is required' });
+    } else if (unknown.length > 0) {
+      for (const name of unknown) errors.push({ path: `${base}/${name}`, message: 'is not a known field' });
+    } else if (issue.keyword === 'boolean' && issue.schemaPath.endsWith('/additionalProperties')) {
+      errors.push({ path: base, message: 'is not a known field' });
+    } else {
+      errors.push({ path: base, message: issue.message ?? 'is invalid' });
+    }
+  }
+  // TypeBox reports an unknown field twice (as the object's and as the field's error).
+  return errors.filter((e, i) => errors.findIndex((f) => f.path === e.path && f.message === e.message) === i);
 }
 
 /** The error handler: every error becomes problem+json; only client errors say what went wrong. */
