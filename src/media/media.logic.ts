@@ -1,4 +1,4 @@
-import { rm } from 'node:fs/promises';
+import { access, rm } from 'node:fs/promises';
 import type { Db } from '../db/database.ts';
 import type { Auth } from '../http/auth.ts';
 import { AppError, badRequest, notFound } from '../http/errors.ts';
@@ -9,10 +9,18 @@ import { msToSeconds, nowMs } from '../lib/time.ts';
 import { roundPoint } from '../locations/precision.ts';
 import { getSettings } from '../settings/settings.logic.ts';
 import { findUserById } from '../users/users.repo.ts';
-import { probe, sniff, thumbnail } from './media.probe.ts';
+import { probe, sniff, thumbnail, withoutMetadata, withoutMetadataType } from './media.probe.ts';
 import { insertMedium, selectMediaPage, type MediumRow } from './media.repo.ts';
 import { CAPTION_MAX } from './media.schemas.ts';
-import { commitFile, filePath, thumbnailPath, writeFileAtomic, type Storage, type TempFile } from './media.storage.ts';
+import {
+  commitFile,
+  filePath,
+  publicCopyPath,
+  thumbnailPath,
+  writeFileAtomic,
+  type Storage,
+  type TempFile,
+} from './media.storage.ts';
 
 export interface Medium {
   id: string;
@@ -88,9 +96,34 @@ export async function mediumFile(
   which: 'file' | 'thumbnail',
 ): Promise<StoredFile> {
   const row = await readItem(db, 'media', id, auth);
-  if (which === 'file') return { path: filePath(storage, row.sha256), type: row.mime_type, etag: `"${row.sha256}"` };
+  if (which === 'file') {
+    if (row.kind === 'image' && auth?.userId !== row.user_id) return publicCopy(storage, row);
+    return { path: filePath(storage, row.sha256), type: row.mime_type, etag: `"${row.sha256}"` };
+  }
   if (!row.has_thumbnail) throw notFound('This medium has no thumbnail.');
   return { path: thumbnailPath(storage, row.sha256), type: 'image/webp', etag: `"${row.sha256}-thumb"` };
+}
+
+/**
+ * A public image as everyone but its owner gets it: without metadata, so a photo cannot give
+ * away where it was taken more exactly than the owner's public locations do. Made on first
+ * request and kept beside the original (written atomically; two racing requests write the
+ * same bytes). Video and audio are served as stored: stripping their metadata needs a tool
+ * (ffmpeg) this project does not ship.
+ */
+async function publicCopy(storage: Storage, row: MediumRow): Promise<StoredFile> {
+  const path = publicCopyPath(storage, row.sha256);
+  const etag = `"${row.sha256}-public"`;
+  const exists = await access(path).then(
+    () => true,
+    () => false,
+  );
+  if (!exists) {
+    const copy = await withoutMetadata(filePath(storage, row.sha256), row.mime_type);
+    if (!copy) throw notFound('This image can only be shown to its owner: its metadata cannot be removed.');
+    await writeFileAtomic(storage, path, copy);
+  }
+  return { path, type: withoutMetadataType(row.mime_type), etag };
 }
 
 export interface Upload {

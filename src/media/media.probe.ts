@@ -2,7 +2,7 @@
 // and GPS by exifr, size by sharp, and a WebP thumbnail written by sharp without metadata.
 import exifr from 'exifr';
 import { fileTypeFromFile } from 'file-type';
-import sharp from 'sharp';
+import sharp, { type Sharp } from 'sharp';
 
 export type MediaKind = 'image' | 'video' | 'audio';
 
@@ -122,4 +122,33 @@ export async function thumbnail(path: string): Promise<Buffer | undefined> {
   } catch {
     return undefined; // a format sharp cannot decode (some RAW, HEIC): no thumbnail
   }
+}
+
+/** The formats sharp writes back as they came; anything else becomes WebP. */
+const REENCODE: Record<string, (image: Sharp) => Sharp> = {
+  'image/jpeg': (image) => image.jpeg({ quality: 92 }),
+  'image/png': (image) => image.png(),
+  'image/webp': (image) => image.webp({ quality: 92 }),
+  'image/gif': (image) => image.gif(),
+  'image/avif': (image) => image.avif(),
+  'image/tiff': (image) => image.tiff(),
+};
+
+/**
+ * The picture without its metadata (EXIF, XMP, IPTC: camera, time and exact GPS), turned upright
+ * first because the orientation tag goes too. Undefined when sharp cannot read the file.
+ */
+export async function withoutMetadata(path: string, mimeType: string): Promise<Buffer | undefined> {
+  try {
+    const image = sharp(path, { animated: true }).rotate();
+    const encode = REENCODE[mimeType] ?? ((upright: Sharp) => upright.webp({ quality: 92 }));
+    return await encode(image).toBuffer();
+  } catch {
+    return undefined;
+  }
+}
+
+/** The media type of the copy `withoutMetadata` makes. */
+export function withoutMetadataType(mimeType: string): string {
+  return REENCODE[mimeType] ? mimeType : 'image/webp';
 }

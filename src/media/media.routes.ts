@@ -46,7 +46,12 @@ export async function mediaRoutes(fastify: FastifyInstance, { db, config }: { db
           summary: which === 'file' ? 'The file of a medium' : 'The WebP thumbnail of an image',
           description:
             'The same access rules as `GET /media/id/<id>`. Strong `ETag` (the content hash), `If-None-Match` (304), ' +
-            'single byte ranges (206, 416), `If-Range`.',
+            'single byte ranges (206, 416), `If-Range`.' +
+            (which === 'file'
+              ? ' An image is served to everyone but its owner without its metadata (EXIF, XMP: camera, time, exact ' +
+                'GPS), re-encoded in its own format (ETag `"<sha256>-public"`); its owner gets the original. Video and ' +
+                'audio are served as stored.'
+              : ''),
           tags: ['media'],
           params: IdParams,
           headers: FileHeaders,

@@ -23,6 +23,8 @@ export function mediaStorage(dataDir: string): Storage {
 
 export const filePath = (storage: Storage, sha256: string) => join(storage.root, sha256.slice(0, 2), sha256);
 export const thumbnailPath = (storage: Storage, sha256: string) => `${filePath(storage, sha256)}.webp`;
+/** The copy of an image served to everyone but its owner: the same picture without metadata. */
+export const publicCopyPath = (storage: Storage, sha256: string) => `${filePath(storage, sha256)}.public`;
 
 export interface TempFile {
   path: string;

@@ -297,6 +297,27 @@ describe('the files of a medium', () => {
     expect(response.rawPayload.includes(Buffer.from('Waypost'))).toBe(false);
   });
 
+  it('a public photo reaches everyone but its owner without metadata (no exact GPS); the owner gets the original', async () => {
+    const photo = await jpeg('+00:00');
+    expect(photo.includes(Buffer.from('Test camera'))).toBe(true); // the metadata the copy must lose
+    const published = (await upload(t, photo, 'public.jpg', 'image/jpeg', { scope: 'public' })).json<MediumBody>();
+    const url = `/media/id/${published.id}/file`;
+    for (const token of [undefined, stranger]) {
+      const response = await get(url, token);
+      expect(response.statusCode).toBe(200);
+      expect(response.headers['content-type']).toBe('image/jpeg');
+      expect(response.headers.etag).toBe(`"${published.sha256}-public"`);
+      const meta = await sharp(response.rawPayload).metadata();
+      expect([meta.format, meta.width, meta.height]).toEqual(['jpeg', 640, 480]);
+      expect(meta.exif).toBeUndefined();
+      expect(meta.xmp).toBeUndefined();
+      expect(response.rawPayload.includes(Buffer.from('Test camera'))).toBe(false);
+    }
+    const own = await get(url, reader);
+    expect(own.headers.etag).toBe(`"${published.sha256}"`);
+    expect(own.rawPayload.equals(photo)).toBe(true);
+  });
+
   it('obey the scope rules of the object', async () => {
     for (const which of ['file', 'thumbnail']) {
       expect((await get(`/media/id/${pub.id}/${which}`)).statusCode).toBe(200);
