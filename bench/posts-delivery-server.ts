@@ -22,7 +22,7 @@ const user = await createUser(
   { username: 'bench', password: 'bench password 1' },
   { log2N: 10, r: 8, p: 1 },
 );
-const harness = { app, database, config, close: async () => {} };
+const harness = { app, database, config, close: async () => {}, drop: async () => {} };
 const manage = await tokenFor(harness, user, ['create_service', 'manage_groups']);
 const token = await tokenFor(harness, user, ['create_post']);
 const secret = `whsec_${Buffer.alloc(32, 1).toString('base64')}`;

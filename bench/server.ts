@@ -23,7 +23,9 @@ await app.listen({ host: '127.0.0.1', port: 0 });
 const { port } = app.server.address() as { port: number };
 const userId = process.env.BENCH_TOKEN_USER;
 const token = userId
-  ? await tokenFor({ app, database, config, close: async () => {} }, { id: userId }, ['write_locations'])
+  ? await tokenFor({ app, database, config, close: async () => {}, drop: async () => {} }, { id: userId }, [
+      'write_locations',
+    ])
   : undefined;
 process.stdout.write(`${JSON.stringify({ port, token })}\n`);
 

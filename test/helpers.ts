@@ -88,6 +88,8 @@ export interface TestApp {
   databaseUrl?: string | undefined;
   config: Config;
   close(): Promise<void>;
+  /** Drops the database only (for a test that closed the connection itself). */
+  drop(): Promise<void>;
 }
 
 export interface TestAppOptions {
@@ -115,6 +117,7 @@ export async function buildTestApp({ env = {}, extend }: TestAppOptions = {}): P
       await test.database.close();
       await test.drop();
     },
+    drop: () => test.drop(),
   };
 }
 

@@ -22,6 +22,7 @@ describe('health', () => {
     expect(response.statusCode).toBe(503);
     expect(response.json()).toMatchObject({ code: 'not_ready', status: 503 });
     await other.app.close();
+    await other.drop();
   });
 });
 
