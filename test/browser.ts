@@ -1,6 +1,8 @@
 // A tiny browser for OAuth tests: a path-aware cookie jar, no automatic redirects, and a
 // runner that walks sign-in and consent like a person would. (The same pages in real
 // Chromium: src/oauth/browser.test.ts.)
+import * as oauth from 'oauth4webapi';
+
 export class Browser {
   private jar = new Map<string, { value: string; path: string }>(); // key: name + '\0' + path
 
@@ -103,4 +105,36 @@ export async function runFlow(
     return { pages, stopped: { status: response.status, location, body } };
   }
   throw new Error('too many steps');
+}
+
+export interface AuthorizationRequest {
+  /** The `/oauth/authorize` URL to open. */
+  url: string;
+  /** The PKCE verifier to send with the code. */
+  verifier: string;
+  state: string;
+}
+
+/**
+ * An authorization request as a careful client makes it: response_type code, a fresh state
+ * and a PKCE S256 challenge. `extra` adds or overrides parameters (to test refusals).
+ */
+export async function authorizationRequest(
+  as: oauth.AuthorizationServer,
+  o: { clientId: string; redirectUri: string; scope: string; state?: string; extra?: Record<string, string> },
+): Promise<AuthorizationRequest> {
+  const verifier = oauth.generateRandomCodeVerifier();
+  const state = o.state ?? oauth.generateRandomState();
+  const url = new URL(as.authorization_endpoint!);
+  url.search = new URLSearchParams({
+    client_id: o.clientId,
+    redirect_uri: o.redirectUri,
+    response_type: 'code',
+    scope: o.scope,
+    state,
+    code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+    ...o.extra,
+  }).toString();
+  return { url: url.href, verifier, state };
 }

@@ -5,6 +5,7 @@ import { createServer, type Server } from 'node:http';
 import * as oauth from 'oauth4webapi';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { authorizationRequest } from '../../test/browser.ts';
 import { createTestUser } from '../../test/helpers.ts';
 import { listeningTestApp } from '../../test/server.ts';
 import { addClient } from './clients.logic.ts';
@@ -66,21 +67,10 @@ afterAll(async () => {
 });
 
 async function start(scope: string) {
-  const verifier = oauth.generateRandomCodeVerifier();
-  const state = oauth.generateRandomState();
-  const url = new URL(as.authorization_endpoint!);
-  url.search = new URLSearchParams({
-    client_id: client.client_id,
-    redirect_uri: redirectUri,
-    response_type: 'code',
-    scope,
-    state,
-    code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: 'S256',
-  }).toString();
+  const { url, verifier, state } = await authorizationRequest(as, { clientId: client.client_id, redirectUri, scope });
   const context = await browser.newContext();
   const page = await context.newPage();
-  await page.goto(url.href);
+  await page.goto(url);
   // Sign in, by the labels a screen reader would announce.
   expect(await page.title()).toBe('Sign in · Waypost');
   await expect.poll(() => page.getByText('Photo <Frame> wants to use your Waypost account').count()).toBe(1);

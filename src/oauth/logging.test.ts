@@ -3,7 +3,7 @@
 import { Writable } from 'node:stream';
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { Browser, runFlow } from '../../test/browser.ts';
+import { authorizationRequest, Browser, runFlow } from '../../test/browser.ts';
 import { createTestDatabase, createTestUser, testConfig, type TestDatabase } from '../../test/helpers.ts';
 import { freePort } from '../../test/server.ts';
 import { buildApp } from '../app.ts';
@@ -54,20 +54,13 @@ it('no secret reaches the logs; oidc-provider errors do', async () => {
   ).json()) as { client_id: string };
   const client: oauth.Client = { client_id: registration.client_id, token_endpoint_auth_method: 'none' };
 
-  const verifier = oauth.generateRandomCodeVerifier();
-  const state = oauth.generateRandomState();
-  const url = new URL(as.authorization_endpoint!);
-  url.search = new URLSearchParams({
-    client_id: client.client_id,
-    redirect_uri: redirectUri,
-    response_type: 'code',
+  const { url, verifier, state } = await authorizationRequest(as, {
+    clientId: client.client_id,
+    redirectUri,
     scope: 'create_post',
-    state,
-    code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: 'S256',
-  }).toString();
+  });
   const browser = new Browser();
-  const flow = await runFlow(browser, url.href, { redirectUri, username: person.username, password: person.password });
+  const flow = await runFlow(browser, url, { redirectUri, username: person.username, password: person.password });
   const params = oauth.validateAuthResponse(as, client, flow.callback!, state);
   const exchange = () =>
     oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, redirectUri, verifier, insecure);

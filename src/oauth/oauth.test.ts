@@ -3,7 +3,7 @@
 // items to these tests.
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Browser, formOf, runFlow } from '../../test/browser.ts';
+import { authorizationRequest, Browser, formOf, runFlow } from '../../test/browser.ts';
 import { createTestUser } from '../../test/helpers.ts';
 import { listeningTestApp } from '../../test/server.ts';
 import { sha256Hex } from '../lib/crypto.ts';
@@ -63,21 +63,14 @@ interface AuthorizeOptions {
 }
 
 async function authorize(o: AuthorizeOptions = {}) {
-  const verifier = oauth.generateRandomCodeVerifier();
-  const state = oauth.generateRandomState();
-  const url = new URL(as.authorization_endpoint!);
-  url.search = new URLSearchParams({
-    client_id: client.client_id,
-    redirect_uri: o.redirectUri ?? REDIRECT,
-    response_type: 'code',
+  const { url, verifier, state } = await authorizationRequest(as, {
+    clientId: client.client_id,
+    redirectUri: o.redirectUri ?? REDIRECT,
     scope: o.scope ?? 'get_private_scope create_post',
-    state,
-    code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: 'S256',
-    ...o.extra,
-  }).toString();
+    ...(o.extra ? { extra: o.extra } : {}),
+  });
   const browser = o.browser ?? new Browser();
-  const flow = await runFlow(browser, url.href, {
+  const flow = await runFlow(browser, url, {
     redirectUri: REDIRECT,
     username: person.username,
     password: person.password,
@@ -232,16 +225,16 @@ describe('the authorization code flow', () => {
 describe('the sign-in and consent pages', () => {
   it('deny framing, are not cached, and let their forms redirect to the client only', async () => {
     const browser = new Browser();
-    const url = new URL(as.authorization_endpoint!);
-    url.search = new URLSearchParams({
-      client_id: client.client_id,
-      redirect_uri: REDIRECT,
-      response_type: 'code',
-      scope: 'get_views',
-      state: 'some-state',
-      code_challenge: await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()),
-      code_challenge_method: 'S256',
-    }).toString();
+    const url = new URL(
+      (
+        await authorizationRequest(as, {
+          clientId: client.client_id,
+          redirectUri: REDIRECT,
+          scope: 'get_views',
+          state: 'some-state',
+        })
+      ).url,
+    );
     const redirect = await browser.request(url.href);
     expect(redirect.status).toBe(303);
     expect(redirect.headers.get('x-request-id')).toBeTruthy();
@@ -279,16 +272,16 @@ describe('the sign-in and consent pages', () => {
 
   it('a wrong password is refused on the page, with the same words for an unknown name', async () => {
     const browser = new Browser();
-    const url = new URL(as.authorization_endpoint!);
-    url.search = new URLSearchParams({
-      client_id: client.client_id,
-      redirect_uri: REDIRECT,
-      response_type: 'code',
-      scope: 'get_views',
-      state: 's',
-      code_challenge: await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()),
-      code_challenge_method: 'S256',
-    }).toString();
+    const url = new URL(
+      (
+        await authorizationRequest(as, {
+          clientId: client.client_id,
+          redirectUri: REDIRECT,
+          scope: 'get_views',
+          state: 's',
+        })
+      ).url,
+    );
     const interaction = new URL((await browser.request(url.href)).headers.get('location')!, url).href;
     const form = formOf(await (await browser.request(interaction)).text())!;
     const attempt = async (username: string) => {
