@@ -75,15 +75,25 @@ describe('OpenAPI', () => {
     expect(doc.openapi).toBe('3.1.0');
     expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(['Problem', 'UserProfile']));
     expect(Object.keys(doc.components.schemas).some((name) => name.startsWith('def-'))).toBe(false);
-    expect(Object.keys(doc.paths['/users/{username}']?.get?.responses ?? {})).toEqual(['200', '404']);
+    expect(Object.keys(doc.paths['/users/{username}']?.get?.responses ?? {})).toEqual(['200', '400', '404']);
     expect(Object.keys(doc.paths['/readyz']?.get?.responses ?? {})).toEqual(['200', '503']);
     expect(doc.paths['/healthz']?.get).toBeDefined();
     expect(doc.paths['/metrics']?.get).toBeDefined();
   });
 
-  it('every operation declares a success response, and 401 when it takes a token', async () => {
+  it('every operation declares a success response, 401 when it takes a token, 400 when its parameters have rules', async () => {
     const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json<{
-      paths: Record<string, Record<string, { responses?: Record<string, unknown>; security?: object[] }>>;
+      paths: Record<
+        string,
+        Record<
+          string,
+          {
+            responses?: Record<string, unknown>;
+            security?: object[];
+            parameters?: { name: string; schema?: Record<string, unknown> }[];
+          }
+        >
+      >;
     }>();
     const missing: string[] = [];
     for (const [path, operations] of Object.entries(doc.paths)) {
@@ -91,6 +101,10 @@ describe('OpenAPI', () => {
         const statuses = Object.keys(operation.responses ?? {});
         if (!statuses.some((status) => status.startsWith('2'))) missing.push(`${method} ${path}: no 2xx`);
         if (operation.security && !statuses.includes('401')) missing.push(`${method} ${path}: no 401`);
+        const ruled = (operation.parameters ?? []).filter((p) =>
+          Object.keys(p.schema ?? {}).some((key) => key !== 'type' && key !== 'description'),
+        );
+        if (ruled.length > 0 && !statuses.includes('400')) missing.push(`${method} ${path}: no 400`);
       }
     }
     expect(missing).toEqual([]);

@@ -40,7 +40,7 @@ export async function permissionsRoutes(fastify: FastifyInstance, { provider, db
           'the app sends the person through authorization again.',
         tags: ['permissions'],
         params: PermissionParams,
-        response: { 204: Type.Null({ description: 'Dropped (or was not granted).' }), ...problems(401, 404) },
+        response: { 204: Type.Null({ description: 'Dropped (or was not granted).' }), ...problems(400, 401, 404) },
       },
     },
     async (request, reply) => {

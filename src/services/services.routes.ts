@@ -49,7 +49,7 @@ export async function servicesRoutes(fastify: FastifyInstance, { db, secretsKey 
           "Another person's service is 404, like a missing one.",
         tags,
         params: IdParams,
-        response: { 200: Type.Array(Type.Ref('Service')), ...problems(401, 404) },
+        response: { 200: Type.Array(Type.Ref('Service')), ...problems(400, 401, 404) },
       },
     },
     async (request) => [await getService(db, userId(request), request.params.id)],
@@ -85,7 +85,7 @@ export async function servicesRoutes(fastify: FastifyInstance, { db, secretsKey 
         description: 'Removes it from its groups and cancels its pending deliveries; items it imported stay.',
         tags,
         params: IdParams,
-        response: { 204: Type.Null(), ...problems(401, 404) },
+        response: { 204: Type.Null(), ...problems(400, 401, 404) },
       },
     },
     async (request, reply) => {

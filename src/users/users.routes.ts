@@ -19,7 +19,7 @@ export async function usersRoutes(fastify: FastifyInstance, { db, baseUrl }: { d
           'No token needed. An unknown username is 404. Counts public items only, and links the feeds of the public posts.',
         tags: ['users'],
         params: UsernameParams,
-        response: { 200: Type.Ref('UserProfile'), ...problems(404) },
+        response: { 200: Type.Ref('UserProfile'), ...problems(400, 404) },
       },
     },
     async (request) => getPublicProfile(db, request.params.username, baseUrl),

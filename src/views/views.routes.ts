@@ -132,7 +132,7 @@ export async function viewsRoutes(fastify: FastifyInstance, { db, baseUrl }: { d
         description: "The items stay; only the saved query goes. Another person's view is 404.",
         tags: ['views'],
         params: IdParams,
-        response: { 204: Type.Null({ description: 'Deleted.' }), ...problems(401, 404) },
+        response: { 204: Type.Null({ description: 'Deleted.' }), ...problems(400, 401, 404) },
       },
     },
     async (request, reply) => {
