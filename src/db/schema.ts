@@ -1,5 +1,6 @@
 // Table types for Kysely. Rows never leave the repo layer (STYLE.md 8). Times are integer
 // milliseconds since the Unix epoch.
+import type { Generated } from 'kysely';
 
 export interface UsersTable {
   id: string;
@@ -11,6 +12,12 @@ export interface UsersTable {
   bio: string;
   created_at: number;
   updated_at: number;
+  /** Goes up with every change of the user's items or settings (migration 0006, triggers). */
+  items_version: Generated<number>;
+  /** Public items per kind, kept by the same triggers. */
+  public_posts: Generated<number>;
+  public_media: Generated<number>;
+  public_locations: Generated<number>;
 }
 
 export interface SetupTokensTable {

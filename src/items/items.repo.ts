@@ -80,14 +80,3 @@ export async function itemExists(db: Db, table: ItemTable, id: string): Promise<
   const { rows } = await sql`select 1 as one from ${sql.table(table)} where ${sql.ref('id')} = ${id}`.execute(db);
   return rows.length > 0;
 }
-
-/** How many public items a user has, per kind (the profile's counts). */
-export async function countPublic(db: Db, userId: string): Promise<Record<ItemTable, number>> {
-  const count = async (table: ItemTable) => {
-    const { rows } = await sql<{ n: number }>`select count(*) as n from ${sql.table(table)}
-      where ${scopeRule({ owner: userId, scope: 'public' })}`.execute(db);
-    return Number(rows[0]?.n ?? 0);
-  };
-  const [posts, media, locations] = await Promise.all([count('posts'), count('media'), count('locations')]);
-  return { posts, media, locations };
-}

@@ -1,8 +1,10 @@
 import type { Db } from '../db/database.ts';
+import type { Insertable, Selectable } from 'kysely';
 import type { UsersTable } from '../db/schema.ts';
 import { usernameKey } from './users.rules.ts';
 
-export type UserRow = UsersTable;
+export type UserRow = Selectable<UsersTable>;
+export type NewUserRow = Insertable<UsersTable>;
 
 export function findUserByUsername(db: Db, username: string): Promise<UserRow | undefined> {
   return db.selectFrom('users').selectAll().where('username_key', '=', usernameKey(username)).executeTakeFirst();
@@ -16,7 +18,7 @@ export function listUserRows(db: Db): Promise<UserRow[]> {
   return db.selectFrom('users').selectAll().orderBy('username_key').execute();
 }
 
-export async function insertUser(db: Db, row: UserRow): Promise<void> {
+export async function insertUser(db: Db, row: NewUserRow): Promise<void> {
   await db.insertInto('users').values(row).execute();
 }
 

@@ -6,6 +6,7 @@ import * as m0002 from './0002_oauth.ts';
 import * as m0003 from './0003_items.ts';
 import * as m0004 from './0004_services.ts';
 import * as m0005 from './0005_views.ts';
+import * as m0006 from './0006_item_counters.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_users': m0001,
@@ -13,4 +14,5 @@ export const migrations: Record<string, Migration> = {
   '0003_items': m0003,
   '0004_services': m0004,
   '0005_views': m0005,
+  '0006_item_counters': m0006,
 };
