@@ -2,6 +2,7 @@
 // (no auto-loading), so a reader sees here what exists. main.ts and the tests both use it.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { createServer } from 'node:http';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 import auth from './http/auth.ts';
@@ -15,6 +16,7 @@ import { infoRoutes } from './info/info.routes.ts';
 import { locationsRoutes } from './locations/locations.routes.ts';
 import { mediaRoutes } from './media/media.routes.ts';
 import { postsRoutes } from './posts/posts.routes.ts';
+import { PageCache } from './items/public-pages.ts';
 import { bearerResolver } from './oauth/bearer.ts';
 import { housekeeping } from './oauth/housekeeping.ts';
 import { interactionRoutes } from './oauth/interaction.routes.ts';
@@ -38,8 +40,28 @@ export interface AppDeps {
   onJobsQueued?: () => void;
 }
 
+/** Methods whose requests may write; answering one makes this process's copies of public pages stale. */
+const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
 export async function buildApp({ config, database, logger, onJobsQueued }: AppDeps): Promise<FastifyInstance> {
+  // One memory for the public pages of every kind, so its bound holds for all of them.
+  const pages =
+    config.publicCacheBytes > 0
+      ? new PageCache({ maxBytes: config.publicCacheBytes, revalidateMs: config.publicCacheRevalidateMs })
+      : undefined;
   const app = Fastify({
+    // Anonymous reads of public pages that are known current are answered before routing
+    // (src/items/public-pages.ts); everything else goes to fastify.
+    serverFactory: (handler) => {
+      const server = createServer((request, response) => {
+        const started = performance.now();
+        const route = pages?.replay(request, response, requestId);
+        if (route === undefined) return handler(request, response);
+        app.recordResponse({ method: 'GET', route, statusCode: 200 }, (performance.now() - started) / 1000);
+      });
+      server.keepAliveTimeout = 72_000; // what fastify sets on a server it makes itself
+      return server;
+    },
     ...(logger ? { loggerInstance: logger } : { logger: false }),
     genReqId: requestId,
     logController: new LogController({ requestIdLogLabel: 'request_id' }),
@@ -54,6 +76,12 @@ export async function buildApp({ config, database, logger, onJobsQueued }: AppDe
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  if (pages) {
+    app.addHook('onSend', (request, _reply, payload, done) => {
+      if (WRITES.has(request.method)) pages.invalidate();
+      done(null, payload);
+    });
+  }
   app.setErrorHandler(handleError);
   await app.register(plumbing);
   await app.register(openapi, { baseUrl: config.baseUrl });
@@ -75,11 +103,12 @@ export async function buildApp({ config, database, logger, onJobsQueued }: AppDe
   await app.register(postsRoutes, {
     db,
     baseUrl: config.baseUrl,
+    pages,
     deliveryMaxAttempts: config.deliveryMaxAttempts,
     onJobsQueued,
   });
-  await app.register(mediaRoutes, { db, config });
-  await app.register(locationsRoutes, { db, baseUrl: config.baseUrl });
+  await app.register(mediaRoutes, { db, config, pages });
+  await app.register(locationsRoutes, { db, baseUrl: config.baseUrl, pages });
   await app.register(servicesRoutes, { db, secretsKey: secretsKey(config.secretKey) });
   await app.register(settingsRoutes, { db });
   await app.register(viewsRoutes, { db, baseUrl: config.baseUrl });

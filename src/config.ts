@@ -45,6 +45,15 @@ export interface Config {
   bodyLimit: number;
   /** Largest media file in bytes for `POST /media`. `WAYPOST_UPLOAD_LIMIT`, default 100 MiB. */
   uploadLimit: number;
+  /** Memory for copies of public collection pages read without a token, in bytes
+   * (src/items/public-pages.ts). `WAYPOST_PUBLIC_CACHE_MB`, default 64; 0 keeps no copies
+   * (ETags and 304 still work). Per process. */
+  publicCacheBytes: number;
+  /** How long a copy of a public page, once confirmed current by the database, is served
+   * without asking again, in milliseconds. Writes through this process show at once; writes
+   * by another process sharing the database (a second server, `waypost import`) show within
+   * this time. `WAYPOST_PUBLIC_CACHE_REVALIDATE_MS`, default 1000; 0 asks on every request. */
+  publicCacheRevalidateMs: number;
   /** Trust `X-Forwarded-*` from a reverse proxy. `WAYPOST_TRUST_PROXY` = `true`/`false`, default `false`. */
   trustProxy: boolean;
   /** When set, `GET /metrics` needs `Authorization: Bearer <this>`. `WAYPOST_METRICS_TOKEN`, default unset. */
@@ -206,6 +215,8 @@ export function loadConfig(env: Env = process.env): Config {
     registrationOpen: oneOf(env, 'WAYPOST_REGISTRATION', ['open', 'closed'], 'closed') === 'open',
     bodyLimit: integer(env, 'WAYPOST_BODY_LIMIT', 1024 * 1024, 1024, 1024 * 1024 * 1024),
     uploadLimit: integer(env, 'WAYPOST_UPLOAD_LIMIT', 100 * 1024 * 1024, 1, 64 * 1024 * 1024 * 1024),
+    publicCacheBytes: integer(env, 'WAYPOST_PUBLIC_CACHE_MB', 64, 0, 65_536) * 1024 * 1024,
+    publicCacheRevalidateMs: integer(env, 'WAYPOST_PUBLIC_CACHE_REVALIDATE_MS', 1000, 0, 60_000),
     trustProxy: boolean(env, 'WAYPOST_TRUST_PROXY', false),
     metricsToken: read(env, 'WAYPOST_METRICS_TOKEN'),
     accessTokenTtl: integer(env, 'WAYPOST_ACCESS_TOKEN_TTL', 3600, 60, 86400),

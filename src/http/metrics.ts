@@ -11,7 +11,16 @@ import { problems } from './schemas.ts';
 declare module 'fastify' {
   interface FastifyInstance {
     metrics: Registry;
+    /** Counts an answer given outside fastify's routing (a replayed public page). */
+    recordResponse(labels: ResponseLabels, seconds: number): void;
   }
+}
+
+export interface ResponseLabels {
+  method: string;
+  /** The route pattern, never the raw URL: ids in paths would make unbounded label sets. */
+  route: string;
+  statusCode: number;
 }
 
 async function metrics(app: FastifyInstance, options: { token: string | undefined }) {
@@ -31,17 +40,27 @@ async function metrics(app: FastifyInstance, options: { token: string | undefine
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
   });
+  // prom-client finds a series by hashing its labels on every call; a request finds its
+  // series once per method, route and status here instead.
+  const series = new Map<string, { requests: Counter.Internal; duration: Histogram.Internal<string> }>();
+  function record({ method, route, statusCode }: ResponseLabels, seconds: number) {
+    const key = `${method} ${route} ${statusCode}`;
+    let found = series.get(key);
+    if (!found) {
+      const labels = { method, route, status_code: String(statusCode) };
+      found = { requests: requests.labels(labels), duration: duration.labels(labels) };
+      series.set(key, found);
+    }
+    found.requests.inc();
+    found.duration.observe(seconds);
+  }
   app.decorate('metrics', registry);
+  app.decorate('recordResponse', record);
 
-  app.addHook('onResponse', async (request, reply) => {
-    // The route pattern, never the raw URL: ids in paths would make unbounded label sets.
-    const labels = {
-      method: request.method,
-      route: request.routeOptions.url ?? 'unmatched',
-      status_code: String(reply.statusCode),
-    };
-    requests.inc(labels);
-    duration.observe(labels, reply.elapsedTime / 1000);
+  app.addHook('onResponse', (request, reply, done) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    record({ method: request.method, route, statusCode: reply.statusCode }, reply.elapsedTime / 1000);
+    done();
   });
 
   app.get(

@@ -7,6 +7,7 @@ import { insufficientScope, unauthorized, type Auth } from '../http/auth.ts';
 import { badRequest, notFound } from '../http/errors.ts';
 import { secondsToMs } from '../lib/time.ts';
 import { COUNT_MAX, TIME_LIMIT_S } from './items.schemas.ts';
+import type { PageVersion } from './public-pages.ts';
 import { findUserById, findUserByUsername } from '../users/users.repo.ts';
 import {
   itemExists,
@@ -105,11 +106,18 @@ export function nextLink(baseUrl: string, requestUrl: string, cursor: string): s
   return `<${target.href}>; rel="next"`;
 }
 
-/** The owner of a public collection by username; 404 when there is no such user. */
-export async function ownerByUsername(db: Db, username: string): Promise<{ id: string; username: string }> {
+/**
+ * The owner of a public collection by username, with the version of their public pages
+ * (src/items/public-pages.ts); 404 when there is no such user.
+ */
+export async function ownerByUsername(
+  db: Db,
+  username: string,
+): Promise<{ id: string; username: string; version: PageVersion }> {
   const row = await findUserByUsername(db, username);
   if (!row) throw notFound(`There is no user "${username}".`);
-  return { id: row.id, username: row.username };
+  const version = { userId: row.id, itemsVersion: row.items_version, updatedAt: row.updated_at };
+  return { id: row.id, username: row.username, version };
 }
 
 /** The calling token's owner. */

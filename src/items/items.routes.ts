@@ -15,6 +15,7 @@ import { UsernameParams } from '../users/users.schemas.ts';
 import { nextLink, ownerById, ownerByUsername, type CollectionParams, type Page, type Scope } from './items.logic.ts';
 import type { ItemTable } from './items.repo.ts';
 import { IdParams } from './items.schemas.ts';
+import { noneMatch, pageEtag, requestKey, type BuiltPage, type PageCache, type PageVersion } from './public-pages.ts';
 
 export interface ListContext<Q> {
   owner: { id: string; username: string };
@@ -64,7 +65,7 @@ async function emptyNumbersAre400(request: FastifyRequest) {
 
 export function registerItemReads<Q extends CollectionParams, T>(
   app: FastifyInstance,
-  { db, baseUrl }: { db: Db; baseUrl: string },
+  { db, baseUrl, pages }: { db: Db; baseUrl: string; pages?: PageCache | undefined },
   kind: ItemKind<Q, T>,
 ): void {
   const path = `/${kind.table}`;
@@ -80,16 +81,61 @@ export function registerItemReads<Q extends CollectionParams, T>(
     },
   };
 
-  async function sendPage(request: FastifyRequest, reply: FastifyReply, ctx: ListContext<Q>) {
+  /** The page as bytes: the JSON array, or the representation the request asks for. */
+  async function buildPage(request: FastifyRequest, reply: FastifyReply, ctx: ListContext<Q>): Promise<BuiltPage> {
     const page = await kind.list(ctx);
-    if (page.next) void reply.header('link', nextLink(baseUrl, request.url, page.next));
-    if (kind.render) {
-      void reply.header('vary', 'Accept');
-      const rendered = await kind.render(request, page, ctx);
-      // Bytes, so fastify sends them as they are instead of serializing them again.
-      if (rendered) return reply.type(rendered.type).send(Buffer.from(rendered.body));
+    const link = page.next ? nextLink(baseUrl, request.url, page.next) : undefined;
+    const rendered = kind.render ? await kind.render(request, page, ctx) : undefined;
+    if (rendered) return { type: rendered.type, body: Buffer.from(rendered.body), link };
+    // The route's own serializer, as fastify would use for `return page.items` (its types
+    // want an object, but the serializer is compiled for the array the schema describes).
+    const json = reply.serializeInput(
+      page.items as unknown as Record<string, unknown>,
+      '200',
+      'application/json',
+    ) as string;
+    return { type: 'application/json; charset=utf-8', body: Buffer.from(json), link };
+  }
+
+  function sendBuilt(reply: FastifyReply, page: BuiltPage) {
+    // Other representations are chosen by Accept as well as `format` (API.md).
+    if (kind.render) void reply.header('vary', 'Accept');
+    if (page.link) void reply.header('link', page.link);
+    // Bytes, so fastify sends them as they are instead of serializing them again.
+    return reply.type(page.type).send(page.body);
+  }
+
+  async function sendPage(request: FastifyRequest, reply: FastifyReply, ctx: ListContext<Q>) {
+    return sendBuilt(reply, await buildPage(request, reply, ctx));
+  }
+
+  /**
+   * A public page for anyone: 304 when the client has this version, else the copy in memory,
+   * else built, and kept with the headers it goes out with (src/items/public-pages.ts).
+   * `checked` is when, and at which write generation, the version was about to be read.
+   */
+  async function sendPublicPage(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    ctx: ListContext<Q>,
+    { version, checked }: { version: PageVersion; checked: { at: number; generation: number } },
+  ) {
+    const key = requestKey(request.url, request.headers);
+    const etag = pageEtag(key, version);
+    void reply.header('etag', etag).header('cache-control', 'public, no-cache');
+    if (kind.render) void reply.header('vary', 'Accept');
+    if (noneMatch(request.headers['if-none-match'], etag)) return reply.code(304).send();
+    const kept = pages?.current(key, etag, checked);
+    if (kept) return sendBuilt(reply, kept.page);
+    const page = await buildPage(request, reply, ctx);
+    if (page.link) void reply.header('link', page.link);
+    void reply.type(page.type);
+    if (pages) {
+      const { 'x-request-id': _perRequest, ...headers } = reply.getHeaders();
+      const route = request.routeOptions.url ?? request.url;
+      pages.keep(key, { etag, page, headers, route, checkedAt: checked.at, generation: checked.generation });
     }
-    return page.items;
+    return reply.send(page.body);
   }
 
   app.get(
@@ -135,17 +181,28 @@ export function registerItemReads<Q extends CollectionParams, T>(
       preValidation: emptyNumbersAre400,
       schema: {
         summary: `A user's public ${kind.table}`,
-        description: 'No token needed. An unknown username is 404.',
+        description:
+          'No token needed. An unknown username is 404. A weak `ETag` names the version of the page; ' +
+          '`If-None-Match` with it is 304 until the person adds, changes or removes an item or changes a setting. ' +
+          'A server process may answer from a copy it confirmed less than `WAYPOST_PUBLIC_CACHE_REVALIDATE_MS` ' +
+          'ago (default one second): a write through another process can take that long to show here.',
         tags: [kind.tag],
         params: UsernameParams,
         querystring: kind.query,
-        response: { 200: collection200, ...problems(400, 404) },
+        response: {
+          200: collection200,
+          304: { description: 'Not modified: the page is still what the client has.', type: 'null' },
+          ...problems(400, 404),
+        },
       },
     },
     async (request, reply) => {
       const { username } = request.params as { username: string };
-      const owner = await ownerByUsername(db, username);
-      return sendPage(request, reply, { owner, scope: 'public', query: request.query as Q, byOwner: false });
+      // Taken before the version is read: a write answered after this outdates what is built now.
+      const checked = { at: Date.now(), generation: pages?.generation ?? 0 };
+      const { version, ...owner } = await ownerByUsername(db, username);
+      const ctx = { owner, scope: 'public' as const, query: request.query as Q, byOwner: false };
+      return sendPublicPage(request, reply, ctx, { version, checked });
     },
   );
 

@@ -4,6 +4,7 @@ import type { Db } from '../db/database.ts';
 import { problems } from '../http/schemas.ts';
 import { strictBody } from '../http/strict-body.ts';
 import { registerItemReads } from '../items/items.routes.ts';
+import type { PageCache } from '../items/public-pages.ts';
 import { GEOJSON, GPX, renderLocations } from './locations.formats.ts';
 import { addLocations, getLocation, listLocations, type LocationsParams } from './locations.logic.ts';
 import {
@@ -14,13 +15,16 @@ import {
   LocationsQuery,
 } from './locations.schemas.ts';
 
-export async function locationsRoutes(fastify: FastifyInstance, { db, baseUrl }: { db: Db; baseUrl: string }) {
+export async function locationsRoutes(
+  fastify: FastifyInstance,
+  { db, baseUrl, pages }: { db: Db; baseUrl: string; pages?: PageCache | undefined },
+) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.addSchema(LocationSchema);
 
   registerItemReads<LocationsParams, Awaited<ReturnType<typeof getLocation>>>(
     app,
-    { db, baseUrl },
+    { db, baseUrl, pages },
     {
       table: 'locations',
       tag: 'locations',

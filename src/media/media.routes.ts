@@ -7,6 +7,7 @@ import type { Db } from '../db/database.ts';
 import { problems } from '../http/schemas.ts';
 import type { CollectionParams } from '../items/items.logic.ts';
 import { registerItemReads } from '../items/items.routes.ts';
+import type { PageCache } from '../items/public-pages.ts';
 import { IdParams } from '../items/items.schemas.ts';
 import { sendStoredFile } from './media.files.ts';
 import { createMedium, getMedium, listMedia, mediumFile, type Medium } from './media.logic.ts';
@@ -14,7 +15,10 @@ import { FileHeaders, MediaQuery, MediumSchema } from './media.schemas.ts';
 import { mediaStorage } from './media.storage.ts';
 import { receiveUpload } from './media.upload.ts';
 
-export async function mediaRoutes(fastify: FastifyInstance, { db, config }: { db: Db; config: Config }) {
+export async function mediaRoutes(
+  fastify: FastifyInstance,
+  { db, config, pages }: { db: Db; config: Config; pages?: PageCache | undefined },
+) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const storage = mediaStorage(config.dataDir);
   const { baseUrl, uploadLimit } = config;
@@ -26,7 +30,7 @@ export async function mediaRoutes(fastify: FastifyInstance, { db, config }: { db
 
   registerItemReads<CollectionParams, Medium>(
     app,
-    { db, baseUrl },
+    { db, baseUrl, pages },
     {
       table: 'media',
       tag: 'media',

@@ -5,6 +5,7 @@ import type { Db } from '../db/database.ts';
 import { problems } from '../http/schemas.ts';
 import { strictBody } from '../http/strict-body.ts';
 import { registerItemReads } from '../items/items.routes.ts';
+import type { PageCache } from '../items/public-pages.ts';
 import { ATOM, JSON_FEED, renderPosts } from './posts.feeds.ts';
 import { createPost, getPost, listPosts, type Post, type PostsParams } from './posts.logic.ts';
 import { idempotent } from '../services/idempotency.logic.ts';
@@ -13,6 +14,8 @@ import { NewPostBody, PostHeaders, PostSchema, PostsQuery } from './posts.schema
 export interface PostsRoutesOptions {
   db: Db;
   baseUrl: string;
+  /** Copies of public pages (src/items/public-pages.ts); none when the operator turned it off. */
+  pages?: PageCache | undefined;
   /** Attempts per delivery (configuration). */
   deliveryMaxAttempts: number;
   /** Called after a post with deliveries is committed (wakes an in-process worker). */
@@ -26,7 +29,7 @@ export async function postsRoutes(fastify: FastifyInstance, options: PostsRoutes
 
   registerItemReads<PostsParams, Post>(
     app,
-    { db, baseUrl },
+    { db, baseUrl, pages: options.pages },
     {
       table: 'posts',
       tag: 'posts',

@@ -1,0 +1,167 @@
+// Anonymous reads of public collections (`GET /<kind>/public/<username>`) are most of what a
+// personal site serves: feed readers polling the Atom feed, maps reloading a GeoJSON track.
+// Their answer can only change when the person's items or settings change, and the database
+// says when that happens: `users.items_version` moves in the same transaction as every such
+// write (migration 0006, triggers), and `users.updated_at` with every profile change.
+//
+// So a page is named by what was asked (path, query, Accept, Origin) and by that version as
+// read *before* the page is computed. From the name comes a weak ETag, so a client that has
+// the page gets 304 without any page being built; and this process keeps a copy of the bytes
+// under the request, with the ETag it was made for. A copy can be newer than its ETag (a write
+// landed while it was being built) but never older.
+//
+// Measured (BENCHMARKS.md): building a page of 50 posts costs several times what sending it
+// does, and even the one read of the version costs as much again as the rest of the answer,
+// so a copy confirmed a moment ago is replayed without asking (PageCache.replay).
+import { createHash } from 'node:crypto';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+
+/** What makes a person's public pages what they are, read from their row with the request. */
+export interface PageVersion {
+  userId: string;
+  itemsVersion: number;
+  updatedAt: number;
+}
+
+/** A page as bytes, its media type and its `Link` to the next page. */
+export interface BuiltPage {
+  type: string;
+  body: Buffer;
+  link: string | undefined;
+}
+
+/** The weak ETag of a page: a digest, so it shows neither the internal id nor the counters. */
+export function pageEtag(request: string, version: PageVersion): string {
+  const digest = createHash('sha256')
+    .update(`${request}\n${version.userId}\n${version.itemsVersion}\n${version.updatedAt}`)
+    .digest('base64url')
+    .slice(0, 27);
+  return `W/"${digest}"`;
+}
+
+/** RFC 9110 13.1.2: If-None-Match compares weakly; `*` matches any current representation. */
+export function noneMatch(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  const opaque = etag.slice(2);
+  return header.split(',').some((tag) => {
+    const trimmed = tag.trim();
+    return trimmed === '*' || trimmed === etag || trimmed === opaque;
+  });
+}
+
+/** A copy: the page, its ETag, the response headers it was sent with, and when it was last known current. */
+interface Copy {
+  etag: string;
+  page: BuiltPage;
+  headers: Record<string, string | number | string[] | undefined>;
+  /** The route pattern, for the metrics of a replayed answer. */
+  route: string;
+  /** Date.now() and this process's write generation when the database last said the ETag is current. */
+  checkedAt: number;
+  generation: number;
+}
+
+/** The name of a request for a copy: what can change the answer besides the version. */
+export function requestKey(url: string, headers: IncomingHttpHeaders): string {
+  return `${url}\n${headers.accept ?? ''}\n${headers.origin ?? ''}`;
+}
+
+/**
+ * Copies of public pages by request, at most `maxBytes` of bodies in all, least recently used
+ * going first.
+ *
+ * Serving a copy normally costs one indexed read of the person's row (the version). A copy
+ * the database confirmed less than `revalidateMs` ago is served without that read, straight
+ * from node:http before any routing (`replay`), provided no request that may write
+ * (POST, PUT, PATCH, DELETE) has been answered by this process since (`invalidate`). So a
+ * write made through this process shows at once; one made by another process sharing the
+ * database (a second server, `waypost import`) shows within `revalidateMs`.
+ */
+export class PageCache {
+  readonly #copies = new Map<string, Copy>();
+  readonly #maxBytes: number;
+  readonly #revalidateMs: number;
+  #bytes = 0;
+  #generation = 0;
+
+  constructor({ maxBytes, revalidateMs }: { maxBytes: number; revalidateMs: number }) {
+    this.#maxBytes = maxBytes;
+    this.#revalidateMs = revalidateMs;
+  }
+
+  /** Where this process is in its writes; read before reading a version. */
+  get generation(): number {
+    return this.#generation;
+  }
+
+  /** A request that may have written something has been answered. */
+  invalidate(): void {
+    this.#generation += 1;
+  }
+
+  /**
+   * The copy for a request if its ETag is the current one, marked as checked at the moment
+   * (and generation) the version was read.
+   */
+  current(key: string, etag: string, checked: { at: number; generation: number }): Copy | undefined {
+    const copy = this.#copies.get(key);
+    if (!copy || copy.etag !== etag) return undefined;
+    // Map keeps insertion order: moving a hit to the end makes the first entry the least recent.
+    this.#copies.delete(key);
+    this.#copies.set(key, copy);
+    copy.checkedAt = checked.at;
+    copy.generation = checked.generation;
+    return copy;
+  }
+
+  keep(key: string, copy: Copy): void {
+    // One huge page (count=1000 of long posts) would push out everything else: not kept.
+    if (copy.page.body.length > this.#maxBytes / 16) return;
+    this.#drop(key);
+    this.#copies.set(key, copy);
+    this.#bytes += copy.page.body.length;
+    for (const [oldest, old] of this.#copies) {
+      if (this.#bytes <= this.#maxBytes) break;
+      this.#copies.delete(oldest);
+      this.#bytes -= old.page.body.length;
+    }
+  }
+
+  #drop(key: string): void {
+    const copy = this.#copies.get(key);
+    if (!copy) return;
+    this.#copies.delete(key);
+    this.#bytes -= copy.page.body.length;
+  }
+
+  /**
+   * Answers a request with a copy that is still known current, as fastify answered it the last
+   * time (same headers, a new request id); false to let the application answer. Only plain
+   * GETs: a token, a conditional request or anything else goes the whole way. Returns the
+   * route pattern of the page it sent, or undefined when it sent nothing.
+   */
+  replay(
+    request: IncomingMessage,
+    response: ServerResponse,
+    requestId: (request: IncomingMessage) => string,
+  ): string | undefined {
+    if (request.method !== 'GET' || this.#revalidateMs === 0) return undefined;
+    const headers = request.headers;
+    if (headers.authorization !== undefined || headers['if-none-match'] !== undefined) return undefined;
+    const copy = this.#copies.get(requestKey(request.url ?? '', headers));
+    if (!copy || copy.generation !== this.#generation || Date.now() - copy.checkedAt >= this.#revalidateMs) {
+      return undefined;
+    }
+    response.writeHead(200, {
+      ...copy.headers,
+      'x-request-id': requestId(request),
+      'content-length': copy.page.body.length,
+    });
+    response.end(copy.page.body);
+    return copy.route;
+  }
+
+  get size(): { pages: number; bytes: number } {
+    return { pages: this.#copies.size, bytes: this.#bytes };
+  }
+}
