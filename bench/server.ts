@@ -17,6 +17,9 @@ const config = loadConfig({
   WAYPOST_BASE_URL: 'http://127.0.0.1',
   WAYPOST_SECRET_KEY: 'b2'.repeat(32),
   WAYPOST_LOG_LEVEL: 'silent',
+  // The benchmark runs the page path with and without copies of public pages.
+  WAYPOST_PUBLIC_CACHE_MB: process.env.WAYPOST_PUBLIC_CACHE_MB,
+  WAYPOST_PUBLIC_CACHE_REVALIDATE_MS: process.env.WAYPOST_PUBLIC_CACHE_REVALIDATE_MS,
 });
 const app = await buildApp({ config, database });
 await app.listen({ host: '127.0.0.1', port: 0 });
