@@ -86,9 +86,11 @@ async function auth(app: FastifyInstance, { resolve }: { resolve: BearerResolver
     };
   });
 
-  app.addHook('onRequest', async (request) => {
-    const { auth: mode, permission } = request.routeOptions.config;
-    if (!mode && !permission) return;
+  async function authenticate(
+    request: FastifyRequest,
+    mode: 'required' | 'optional' | undefined,
+    permission?: Permission,
+  ) {
     const token = bearerToken(request);
     if (token === undefined) {
       if (mode === 'optional' && !permission) return;
@@ -98,6 +100,13 @@ async function auth(app: FastifyInstance, { resolve }: { resolve: BearerResolver
     if (!resolved) throw invalidToken();
     request.auth = resolved;
     if (permission && !resolved.permissions.has(permission)) throw insufficientScope(permission);
+  }
+
+  app.addHook('onRequest', (request, _reply, done) => {
+    const { auth: mode, permission } = request.routeOptions.config;
+    // Most requests name neither: answered without a promise.
+    if (!mode && !permission) return done();
+    authenticate(request, mode, permission).then(() => done(), done);
   });
 }
 
