@@ -8,6 +8,7 @@ import { problems } from '../http/schemas.ts';
 import type { CollectionParams } from '../items/items.logic.ts';
 import { registerItemReads } from '../items/items.routes.ts';
 import { IdParams } from '../items/items.schemas.ts';
+import { findMediaTools } from './media.ffmpeg.ts';
 import { sendStoredFile } from './media.files.ts';
 import { createMedium, getMedium, listMedia, mediumFile, type Medium } from './media.logic.ts';
 import { FileHeaders, MediaQuery, MediumSchema } from './media.schemas.ts';
@@ -18,6 +19,15 @@ export async function mediaRoutes(fastify: FastifyInstance, { db, config }: { db
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const storage = mediaStorage(config.dataDir);
   const { baseUrl, uploadLimit } = config;
+  const tools = await findMediaTools(config);
+  const missing = [tools.ffmpeg ? [] : [config.ffmpegPath], tools.ffprobe ? [] : [config.ffprobePath]].flat();
+  if (missing.length > 0) {
+    fastify.log.warn(
+      { missing },
+      'ffmpeg/ffprobe not found (install ffmpeg, or set WAYPOST_FFMPEG_PATH and WAYPOST_FFPROBE_PATH): video and ' +
+        'audio get no duration, size or thumbnail, and public ones reach only their owner',
+    );
+  }
   app.addSchema(MediumSchema);
   // One file per request, streamed to disk; the limits bound what a request can make us hold.
   await app.register(multipart, {
@@ -43,14 +53,16 @@ export async function mediaRoutes(fastify: FastifyInstance, { db, config }: { db
       {
         config: { auth: 'optional' },
         schema: {
-          summary: which === 'file' ? 'The file of a medium' : 'The WebP thumbnail of an image',
+          summary: which === 'file' ? 'The file of a medium' : 'The WebP thumbnail of an image or video',
           description:
             'The same access rules as `GET /media/id/<id>`. Strong `ETag` (the content hash), `If-None-Match` (304), ' +
             'single byte ranges (206, 416), `If-Range`.' +
             (which === 'file'
-              ? ' An image is served to everyone but its owner without its metadata (EXIF, XMP: camera, time, exact ' +
-                'GPS), re-encoded in its own format (ETag `"<sha256>-public"`); its owner gets the original. Video and ' +
-                'audio are served as stored.'
+              ? ' A medium is served to everyone but its owner without its metadata (ETag `"<sha256>-public"`); its ' +
+                'owner gets the original. An image (EXIF, XMP: camera, time, exact GPS) is re-encoded in its own ' +
+                'format; video and audio (creation time, place, device, chapters, cover art, data tracks) are copied ' +
+                'into their own format without them, pictures and sound untouched. 404 when the copy cannot be made, ' +
+                '503 `media_tool_unavailable` when the server lacks ffmpeg to make it.'
               : ''),
           tags: ['media'],
           params: IdParams,
@@ -64,7 +76,7 @@ export async function mediaRoutes(fastify: FastifyInstance, { db, config }: { db
         },
       },
       async (request, reply) =>
-        sendStoredFile(request, reply, await mediumFile(db, storage, request.params.id, request.auth, which)),
+        sendStoredFile(request, reply, await mediumFile(db, storage, tools, request.params.id, request.auth, which)),
     );
   }
 
@@ -78,8 +90,9 @@ export async function mediaRoutes(fastify: FastifyInstance, { db, config }: { db
           'multipart/form-data with one part `file` and optional fields `scope` (`public` or `private`; default ' +
           "from the owner's settings, private unless changed) and `caption`. The type is sniffed from the bytes; " +
           `anything but image, video or audio is 415. Files over the upload limit (WAYPOST_UPLOAD_LIMIT) are 413. ` +
-          "EXIF time (its own offset, else the owner's time zone) and GPS are read; a WebP thumbnail without metadata " +
-          'is made for images. 201 with `Location` and the medium.',
+          "EXIF time (its own offset, else the owner's time zone) and GPS are read from images; duration, size as " +
+          'displayed, creation time and place (ISO 6709) from video and audio, by ffprobe when the server has it. A ' +
+          'WebP thumbnail without metadata is made for images and video. 201 with `Location` and the medium.',
         tags: ['media'],
         consumes: ['multipart/form-data'],
         response: {
@@ -90,7 +103,7 @@ export async function mediaRoutes(fastify: FastifyInstance, { db, config }: { db
     },
     async (request, reply) => {
       const upload = await receiveUpload(request, storage, uploadLimit);
-      const medium = await createMedium(db, storage, baseUrl, request.auth!.userId, upload);
+      const medium = await createMedium(db, storage, tools, baseUrl, request.auth!.userId, upload);
       return reply.code(201).header('location', `/media/id/${medium.id}`).send(medium);
     },
   );
