@@ -38,6 +38,18 @@ export async function findMediaTools(config: Pick<Config, 'ffmpegPath' | 'ffprob
   return { ffmpeg, ffprobe };
 }
 
+/** What the operator should hear at start when a tool is missing: what it costs, how to fix it. */
+export function missingToolsWarning(config: Pick<Config, 'ffmpegPath' | 'ffprobePath'>, tools: MediaTools) {
+  const costs = [
+    tools.ffprobe ? [] : [`${config.ffprobePath} not found: video and audio get no duration, size, time or place`],
+    tools.ffmpeg
+      ? []
+      : [`${config.ffmpegPath} not found: video gets no thumbnail, and public video and audio reach only their owner`],
+  ].flat();
+  if (costs.length === 0) return undefined;
+  return `${costs.join('; ')}. Install ffmpeg, or set WAYPOST_FFMPEG_PATH and WAYPOST_FFPROBE_PATH.`;
+}
+
 /**
  * ffmpeg's demuxer and muxer for each sniffed type it can copy. The input is read only as the
  * format its bytes were sniffed as (`-f`), so a crafted file cannot be taken for a playlist that

@@ -8,7 +8,7 @@ import { problems } from '../http/schemas.ts';
 import type { CollectionParams } from '../items/items.logic.ts';
 import { registerItemReads } from '../items/items.routes.ts';
 import { IdParams } from '../items/items.schemas.ts';
-import { findMediaTools } from './media.ffmpeg.ts';
+import { findMediaTools, missingToolsWarning } from './media.ffmpeg.ts';
 import { sendStoredFile } from './media.files.ts';
 import { createMedium, getMedium, listMedia, mediumFile, type Medium } from './media.logic.ts';
 import { FileHeaders, MediaQuery, MediumSchema } from './media.schemas.ts';
@@ -20,14 +20,8 @@ export async function mediaRoutes(fastify: FastifyInstance, { db, config }: { db
   const storage = mediaStorage(config.dataDir);
   const { baseUrl, uploadLimit } = config;
   const tools = await findMediaTools(config);
-  const missing = [tools.ffmpeg ? [] : [config.ffmpegPath], tools.ffprobe ? [] : [config.ffprobePath]].flat();
-  if (missing.length > 0) {
-    fastify.log.warn(
-      { missing },
-      'ffmpeg/ffprobe not found (install ffmpeg, or set WAYPOST_FFMPEG_PATH and WAYPOST_FFPROBE_PATH): video and ' +
-        'audio get no duration, size or thumbnail, and public ones reach only their owner',
-    );
-  }
+  const warning = missingToolsWarning(config, tools);
+  if (warning) fastify.log.warn(warning);
   app.addSchema(MediumSchema);
   // One file per request, streamed to disk; the limits bound what a request can make us hold.
   await app.register(multipart, {

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, createTestUser, type TestApp } from '../../test/helpers.ts';
 import { uploadMedium } from '../../test/media.ts';
 import { tokenFor } from '../../test/tokens.ts';
-import { findMediaTools } from './media.ffmpeg.ts';
+import { findMediaTools, missingToolsWarning } from './media.ffmpeg.ts';
 
 const run = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), 'waypost-video-'));
@@ -277,9 +277,15 @@ describe('without ffmpeg and ffprobe', () => {
   });
   afterAll(() => bare.close());
 
-  it('finds them missing', async () => {
+  it('finds them missing, and says what that costs', async () => {
     expect(await findMediaTools(bare.config)).toEqual({ ffmpeg: null, ffprobe: null });
     expect(await findMediaTools(t.config)).toEqual({ ffmpeg: 'ffmpeg', ffprobe: 'ffprobe' });
+    expect(missingToolsWarning(t.config, await findMediaTools(t.config))).toBeUndefined();
+    const warning = missingToolsWarning(bare.config, { ffmpeg: 'ffmpeg', ffprobe: null });
+    expect(warning).toBe(
+      `${join(dir, 'no-ffprobe')} not found: video and audio get no duration, size, time or place. ` +
+        'Install ffmpeg, or set WAYPOST_FFMPEG_PATH and WAYPOST_FFPROBE_PATH.',
+    );
   });
 
   it('uploads still work, knowing less; strangers get 503 media_tool_unavailable, the owner the original', async () => {
