@@ -40,7 +40,7 @@ function tagsOf(tags: Record<string, string> | undefined): Map<string, string> {
 
 /**
  * A recording time: ISO 8601 with `Z` or an offset; without one it is UTC, which is what
- * QuickTime and Matroska store. Not after 1970: a camera without a clock writes zero (1970,
+ * QuickTime and Matroska store. Only after 1970: a camera without a clock writes zero (1970,
  * or 1904 in QuickTime's epoch).
  */
 export function recordedMs(raw: string | undefined): number | null {
