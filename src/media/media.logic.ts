@@ -122,25 +122,31 @@ const exists = (path: string) =>
  */
 async function publicCopy(storage: Storage, tools: MediaTools, row: MediumRow): Promise<StoredFile> {
   const path = publicCopyPath(storage, row.sha256);
-  const copy = { path, etag: `"${row.sha256}-public"` };
-  if (row.kind === 'image') {
-    const type = withoutMetadataType(row.mime_type);
-    if (await exists(path)) return { ...copy, type };
-    const bytes = await withoutMetadata(filePath(storage, row.sha256), row.mime_type);
-    if (!bytes) throw notFound('This image can only be shown to its owner: its metadata cannot be removed.');
-    await writeFileAtomic(storage, path, bytes);
-    return { ...copy, type };
+  if (!(await exists(path))) {
+    const made =
+      row.kind === 'image' ? await imageCopy(storage, row, path) : await recordingCopy(storage, tools, row, path);
+    if (made === 'missing') throw toolUnavailable(row.kind);
+    if (made !== 'ok')
+      throw notFound(`This ${row.kind} can only be shown to its owner: its metadata cannot be removed.`);
   }
-  if (await exists(path)) return { ...copy, type: row.mime_type };
+  const type = row.kind === 'image' ? withoutMetadataType(row.mime_type) : row.mime_type;
+  return { path, type, etag: `"${row.sha256}-public"` };
+}
+
+/** An image re-encoded by sharp. */
+async function imageCopy(storage: Storage, row: MediumRow, path: string): Promise<'ok' | 'failed'> {
+  const bytes = await withoutMetadata(filePath(storage, row.sha256), row.mime_type);
+  if (!bytes) return 'failed';
+  await writeFileAtomic(storage, path, bytes);
+  return 'ok';
+}
+
+/** Video or audio remuxed by ffmpeg; 'missing' when the server has no ffmpeg. */
+async function recordingCopy(storage: Storage, tools: MediaTools, row: MediumRow, path: string) {
   const ffmpeg = tools.ffmpeg;
-  const made = ffmpeg
-    ? await produceFileAtomic(storage, path, (temp) =>
-        remuxWithoutMetadata(ffmpeg, filePath(storage, row.sha256), row.mime_type, temp),
-      )
-    : 'missing';
-  if (made === 'missing') throw toolUnavailable(row.kind);
-  if (made !== 'ok') throw notFound(`This ${row.kind} can only be shown to its owner: its metadata cannot be removed.`);
-  return { ...copy, type: row.mime_type };
+  if (!ffmpeg) return 'missing';
+  const original = filePath(storage, row.sha256);
+  return produceFileAtomic(storage, path, (temp) => remuxWithoutMetadata(ffmpeg, original, row.mime_type, temp));
 }
 
 const toolUnavailable = (kind: string) =>
