@@ -21,7 +21,7 @@ const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex
 /** Runs ffmpeg to make a fixture and returns its bytes. */
 async function ffmpeg(name: string, args: string[]): Promise<Buffer> {
   const path = join(dir, name);
-  await run('ffmpeg', ['-v', 'error', '-nostdin', '-y', ...args, path]);
+  await run('ffmpeg', ['-v', 'error', '-nostdin', '-y', ...args, path], { timeout: 60_000 });
   return readFileSync(path);
 }
 
@@ -43,16 +43,18 @@ const tagNames = (probed: Probed) =>
     Object.keys(tags ?? {}).map((name) => name.toLowerCase()),
   );
 
-const TAGS = [
-  '-metadata',
-  'creation_time=2024-05-01T10:00:00Z',
-  '-metadata',
-  'location=+48.8584+002.2945/',
-  '-metadata',
-  'title=Shot on a Test Phone',
-];
-const testPattern = ['-f', 'lavfi', '-i', 'testsrc=size=320x240:rate=10', '-f', 'lavfi', '-i', 'sine=frequency=440'];
-const h264 = ['-t', '2', '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', '-c:a', 'aac'];
+/** `-metadata name=value` for each tag (values may hold spaces, so not split from one string). */
+const metadata = (tags: Record<string, string>) =>
+  Object.entries(tags).flatMap(([name, value]) => ['-metadata', `${name}=${value}`]);
+
+const TAGS = metadata({
+  creation_time: '2024-05-01T10:00:00Z',
+  location: '+48.8584+002.2945/',
+  title: 'Shot on a Test Phone',
+});
+const words = (line: string) => line.split(' ');
+const testPattern = words('-f lavfi -i testsrc=size=320x240:rate=10 -f lavfi -i sine=frequency=440');
+const h264 = words('-t 2 -c:v libx264 -preset ultrafast -pix_fmt yuv420p -c:a aac');
 
 let t: TestApp;
 let owner: string;
@@ -69,27 +71,23 @@ beforeAll(async () => {
   stranger = await tokenFor(t, await createTestUser(t.database), ['get_private_scope']);
   video = await ffmpeg('video.mp4', [...testPattern, ...h264, ...TAGS]);
   // A phone held upright: the picture is stored landscape, with a quarter turn to show it.
-  rotated = await ffmpeg('rotated.mp4', ['-i', join(dir, 'video.mp4'), '-c', 'copy', '-metadata:s:v', 'rotate=90']);
+  rotated = await ffmpeg('rotated.mp4', ['-i', join(dir, 'video.mp4'), ...words('-c copy -metadata:s:v rotate=90')]);
+  // As an iPhone writes it, with a timecode track: a data stream, as a GoPro's GPS track is one.
   apple = await ffmpeg('apple.mov', [
     ...testPattern,
     ...h264,
-    '-metadata',
-    'com.apple.quicktime.creationdate=2024-05-01T12:00:00+0200',
-    '-metadata',
-    'com.apple.quicktime.location.ISO6709=-33.8568+151.2153+005.000/',
-    '-metadata',
-    'com.apple.quicktime.make=Test Phone',
-    '-movflags',
-    'use_metadata_tags',
+    ...metadata({
+      'com.apple.quicktime.creationdate': '2024-05-01T12:00:00+0200',
+      'com.apple.quicktime.location.ISO6709': '-33.8568+151.2153+005.000/',
+      'com.apple.quicktime.make': 'Test Phone',
+    }),
+    ...words('-movflags use_metadata_tags -timecode 10:00:00:00'),
   ]);
+  // With cover art: a picture that could carry EXIF of its own, so the copy drops it.
   mp3 = await ffmpeg('tone.mp3', [
-    '-f',
-    'lavfi',
-    '-i',
-    'sine=frequency=440:duration=1.5',
+    ...words('-f lavfi -i sine=frequency=440:duration=1.5 -f lavfi -i color=c=red:s=64x64:d=0.1'),
+    ...words('-map 0:a -map 1:v -frames:v 1 -c:a libmp3lame -c:v png -disposition:v attached_pic'),
     ...TAGS,
-    '-c:a',
-    'libmp3lame',
   ]);
 }, 60_000);
 afterAll(async () => {
@@ -228,17 +226,20 @@ describe('public video and audio', () => {
     expect((await run('ffprobe', [...args, path])).stdout.trim()).toBe('90');
   });
 
-  it("audio too, and Apple's own tags go as well", async () => {
-    for (const [bytes, name, type] of [
-      [mp3, 'tone.mp3', 'audio/mpeg'],
-      [apple, 'IMG_0002.MOV', 'video/quicktime'],
+  it("audio too, and Apple's own tags, cover art and data tracks go as well", async () => {
+    for (const [bytes, name, type, before, after] of [
+      [mp3, 'tone.mp3', 'audio/mpeg', ['audio', 'video'], ['audio']],
+      [apple, 'IMG_0002.MOV', 'video/quicktime', ['video', 'audio', 'data'], ['video', 'audio']],
     ] as const) {
       expect(bytes.includes(Buffer.from('Test Phone'))).toBe(true); // what the copy must lose
+      expect((await ffprobe(bytes)).streams.map((stream) => stream.codec_type)).toEqual(before);
       const medium = await uploaded(bytes, name, type, { scope: 'public' });
       const response = await get(`/media/id/${medium.id}/file`, stranger);
       expect(response.statusCode).toBe(200);
       expect(response.headers['content-type']).toBe(type);
-      const names = tagNames(await ffprobe(response.rawPayload));
+      const copy = await ffprobe(response.rawPayload);
+      expect(copy.streams.map((stream) => stream.codec_type)).toEqual(after);
+      const names = tagNames(copy);
       expect(names.filter((tag) => /creation|location|title|make|encoder/.test(tag))).toEqual([]);
       expect(response.rawPayload.includes(Buffer.from('Test Phone'))).toBe(false);
     }
