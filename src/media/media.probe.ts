@@ -100,8 +100,10 @@ export async function probe(
   timeZone: string,
   tools: MediaTools,
 ): Promise<Probe> {
-  if (sniffed.kind !== 'image')
-    return { ...sniffed, ...(await probeAv(tools.ffprobe, path, sniffed.mimeType, sniffed.kind)) };
+  if (sniffed.kind !== 'image') {
+    const recording = await probeAv(tools.ffprobe, path, sniffed.mimeType, sniffed.kind);
+    return { ...sniffed, ...recording };
+  }
   const base: Probe = { ...sniffed, width: null, height: null, durationS: null, takenMs: null, location: null };
   const exif = await readExif(path, timeZone);
   try {
