@@ -41,6 +41,8 @@ describe('loadConfig', () => {
       deliveryMaxAttempts: 8,
       retryBaseSeconds: 15,
       retryMaxSeconds: 3600,
+      ffmpegPath: 'ffmpeg',
+      ffprobePath: 'ffprobe',
     });
   });
 
@@ -81,6 +83,8 @@ describe('loadConfig', () => {
       WAYPOST_SECRET_KEY: 'ff'.repeat(32),
       WAYPOST_ACCESS_TOKEN_TTL: '600',
       WAYPOST_CLIENT_REGISTRATION: 'Closed',
+      WAYPOST_FFMPEG_PATH: '/opt/ffmpeg/bin/ffmpeg',
+      WAYPOST_FFPROBE_PATH: ' /opt/ffmpeg/bin/ffprobe ',
     });
     expect(config).toMatchObject({
       host: '0.0.0.0',
@@ -94,6 +98,8 @@ describe('loadConfig', () => {
       trustProxy: true,
       accessTokenTtl: 600,
       clientRegistrationOpen: false,
+      ffmpegPath: '/opt/ffmpeg/bin/ffmpeg',
+      ffprobePath: '/opt/ffmpeg/bin/ffprobe',
     });
     expect(config.secretKey.equals(Buffer.alloc(32, 0xff))).toBe(true);
   });

@@ -86,6 +86,13 @@ export interface Config {
   retryBaseSeconds: number;
   /** No retry waits longer than this. `WAYPOST_RETRY_MAX_SECONDS`, default 3600. */
   retryMaxSeconds: number;
+  /** The ffmpeg command: video thumbnails, and public video and audio without metadata.
+   * `WAYPOST_FFMPEG_PATH`, default `ffmpeg` (found on PATH). Missing: no video thumbnails, and
+   * public video and audio reach only their owner (503 for everyone else). */
+  ffmpegPath: string;
+  /** The ffprobe command: duration, size, time and place of video and audio.
+   * `WAYPOST_FFPROBE_PATH`, default `ffprobe` (found on PATH). Missing: those stay null. */
+  ffprobePath: string;
 }
 
 export class ConfigError extends Error {
@@ -229,5 +236,7 @@ export function loadConfig(env: Env = process.env): Config {
     deliveryMaxAttempts: integer(env, 'WAYPOST_DELIVERY_MAX_ATTEMPTS', 8, 1, 100),
     retryBaseSeconds: integer(env, 'WAYPOST_RETRY_BASE_SECONDS', 15, 1, 86_400),
     retryMaxSeconds: integer(env, 'WAYPOST_RETRY_MAX_SECONDS', 3600, 1, 7 * 86_400),
+    ffmpegPath: read(env, 'WAYPOST_FFMPEG_PATH') ?? 'ffmpeg',
+    ffprobePath: read(env, 'WAYPOST_FFPROBE_PATH') ?? 'ffprobe',
   };
 }

@@ -9,12 +9,14 @@ import { msToSeconds, nowMs } from '../lib/time.ts';
 import { roundPoint } from '../locations/precision.ts';
 import { getSettings } from '../settings/settings.logic.ts';
 import { findUserById } from '../users/users.repo.ts';
-import { probe, sniff, thumbnail, withoutMetadata, withoutMetadataType } from './media.probe.ts';
+import { remuxWithoutMetadata, type MediaTools } from './media.ffmpeg.ts';
+import { probe, sniff, thumbnailOf, withoutMetadata, withoutMetadataType } from './media.probe.ts';
 import { insertMedium, selectMediaPage, type MediumRow } from './media.repo.ts';
 import { CAPTION_MAX } from './media.schemas.ts';
 import {
   commitFile,
   filePath,
+  produceFileAtomic,
   publicCopyPath,
   thumbnailPath,
   writeFileAtomic,
@@ -91,40 +93,69 @@ export interface StoredFile {
 export async function mediumFile(
   db: Db,
   storage: Storage,
+  tools: MediaTools,
   id: string,
   auth: Auth | undefined,
   which: 'file' | 'thumbnail',
 ): Promise<StoredFile> {
   const row = await readItem(db, 'media', id, auth);
   if (which === 'file') {
-    if (row.kind === 'image' && auth?.userId !== row.user_id) return publicCopy(storage, row);
+    if (auth?.userId !== row.user_id) return publicCopy(storage, tools, row);
     return { path: filePath(storage, row.sha256), type: row.mime_type, etag: `"${row.sha256}"` };
   }
   if (!row.has_thumbnail) throw notFound('This medium has no thumbnail.');
   return { path: thumbnailPath(storage, row.sha256), type: 'image/webp', etag: `"${row.sha256}-thumb"` };
 }
 
-/**
- * A public image as everyone but its owner gets it: without metadata, so a photo cannot give
- * away where it was taken more exactly than the owner's public locations do. Made on first
- * request and kept beside the original (written atomically; two racing requests write the
- * same bytes). Video and audio are served as stored: stripping their metadata needs a tool
- * (ffmpeg) this project does not ship.
- */
-async function publicCopy(storage: Storage, row: MediumRow): Promise<StoredFile> {
-  const path = publicCopyPath(storage, row.sha256);
-  const etag = `"${row.sha256}-public"`;
-  const exists = await access(path).then(
+const exists = (path: string) =>
+  access(path).then(
     () => true,
     () => false,
   );
-  if (!exists) {
-    const copy = await withoutMetadata(filePath(storage, row.sha256), row.mime_type);
-    if (!copy) throw notFound('This image can only be shown to its owner: its metadata cannot be removed.');
-    await writeFileAtomic(storage, path, copy);
+
+/**
+ * A public medium as everyone but its owner gets it: without metadata, so a photo or a video
+ * cannot give away where it was taken more exactly than the owner's public locations do, nor
+ * when or with what. Made on first request and kept beside the original (written atomically;
+ * two racing requests write the same bytes). Never the original instead: a copy that cannot be
+ * made is a 404, and a missing ffmpeg a 503.
+ */
+async function publicCopy(storage: Storage, tools: MediaTools, row: MediumRow): Promise<StoredFile> {
+  const path = publicCopyPath(storage, row.sha256);
+  if (!(await exists(path))) {
+    const made =
+      row.kind === 'image' ? await imageCopy(storage, row, path) : await recordingCopy(storage, tools, row, path);
+    if (made === 'missing') throw toolUnavailable(row.kind);
+    if (made !== 'ok')
+      throw notFound(`This ${row.kind} can only be shown to its owner: its metadata cannot be removed.`);
   }
-  return { path, type: withoutMetadataType(row.mime_type), etag };
+  const type = row.kind === 'image' ? withoutMetadataType(row.mime_type) : row.mime_type;
+  return { path, type, etag: `"${row.sha256}-public"` };
 }
+
+/** An image re-encoded by sharp. */
+async function imageCopy(storage: Storage, row: MediumRow, path: string): Promise<'ok' | 'failed'> {
+  const bytes = await withoutMetadata(filePath(storage, row.sha256), row.mime_type);
+  if (!bytes) return 'failed';
+  await writeFileAtomic(storage, path, bytes);
+  return 'ok';
+}
+
+/** Video or audio remuxed by ffmpeg; 'missing' when the server has no ffmpeg. */
+async function recordingCopy(storage: Storage, tools: MediaTools, row: MediumRow, path: string) {
+  const ffmpeg = tools.ffmpeg;
+  if (!ffmpeg) return 'missing';
+  const original = filePath(storage, row.sha256);
+  return produceFileAtomic(storage, path, (temp) => remuxWithoutMetadata(ffmpeg, original, row.mime_type, temp));
+}
+
+const toolUnavailable = (kind: string) =>
+  new AppError(
+    503,
+    'media_tool_unavailable',
+    `This ${kind} is public, but the server cannot remove its metadata right now (ffmpeg is not available), ` +
+      'so only its owner can fetch it.',
+  );
 
 export interface Upload {
   file: TempFile;
@@ -150,12 +181,13 @@ function checkFields(upload: Upload): { scope: Scope | undefined; caption: strin
 
 /**
  * Stores an uploaded file as a medium: sniff the type from the bytes (415 unless image, video or
- * audio), read EXIF, make the thumbnail, move the file to its content-hash name, then commit
+ * audio), read EXIF or ask ffprobe, make the thumbnail, move the file to its content-hash name, then commit
  * the row. The temporary file is gone afterwards, whatever happened.
  */
 export async function createMedium(
   db: Db,
   storage: Storage,
+  tools: MediaTools,
   baseUrl: string,
   userId: string,
   upload: Upload,
@@ -171,8 +203,8 @@ export async function createMedium(
       );
     }
     const settings = await getSettings(db, userId);
-    const facts = await probe(upload.file.path, sniffed, settings.timezone);
-    const thumb = sniffed.kind === 'image' ? await thumbnail(upload.file.path) : undefined;
+    const facts = await probe(upload.file.path, sniffed, settings.timezone, tools);
+    const thumb = await thumbnailOf(upload.file.path, facts, tools);
     const { sha256, size } = upload.file;
     await commitFile(upload.file.path, filePath(storage, sha256));
     if (thumb) await writeFileAtomic(storage, thumbnailPath(storage, sha256), thumb);
@@ -189,7 +221,7 @@ export async function createMedium(
       sha256,
       width: facts.width,
       height: facts.height,
-      duration: null,
+      duration: facts.durationS,
       lat: facts.location?.lat ?? null,
       lon: facts.location?.lon ?? null,
       caption: fields.caption,

@@ -1,8 +1,11 @@
-// What a file is, from its bytes (never the client's word): the type by file-type, EXIF time
-// and GPS by exifr, size by sharp, and a WebP thumbnail written by sharp without metadata.
+// What a file is, from its bytes (never the client's word): the type by file-type; for images
+// EXIF time and GPS by exifr and size by sharp, for video and audio all of it by ffprobe; and a
+// WebP thumbnail written by sharp without metadata (of a frame ffmpeg takes, for video).
 import exifr from 'exifr';
 import { fileTypeFromFile } from 'file-type';
 import sharp, { type Sharp } from 'sharp';
+import { videoFrame, type MediaTools } from './media.ffmpeg.ts';
+import { probeAv } from './media.ffprobe.ts';
 
 export type MediaKind = 'image' | 'video' | 'audio';
 
@@ -11,7 +14,9 @@ export interface Probe {
   mimeType: string;
   width: number | null;
   height: number | null;
-  /** When it was taken (EXIF), milliseconds; null when the file does not say. */
+  /** How long video or audio lasts, in seconds; null for images and when unknown. */
+  durationS: number | null;
+  /** When it was taken (EXIF, or the recording's creation time), milliseconds; null when the file does not say. */
   takenMs: number | null;
   location: { lat: number; lon: number } | null;
 }
@@ -93,9 +98,13 @@ export async function probe(
   path: string,
   sniffed: { kind: MediaKind; mimeType: string },
   timeZone: string,
+  tools: MediaTools,
 ): Promise<Probe> {
-  const base: Probe = { ...sniffed, width: null, height: null, takenMs: null, location: null };
-  if (sniffed.kind !== 'image') return base;
+  if (sniffed.kind !== 'image') {
+    const recording = await probeAv(tools.ffprobe, path, sniffed.mimeType, sniffed.kind);
+    return { ...sniffed, ...recording };
+  }
+  const base: Probe = { ...sniffed, width: null, height: null, durationS: null, takenMs: null, location: null };
   const exif = await readExif(path, timeZone);
   try {
     const meta = await sharp(path).metadata();
@@ -112,9 +121,9 @@ export const THUMBNAIL_SIZE = 320;
  * A WebP thumbnail at most 320 px on a side, turned upright. sharp writes no metadata unless
  * asked (no EXIF, no GPS), so a thumbnail never carries where the photo was taken.
  */
-export async function thumbnail(path: string): Promise<Buffer | undefined> {
+export async function thumbnail(input: string | Buffer): Promise<Buffer | undefined> {
   try {
-    return await sharp(path)
+    return await sharp(input)
       .rotate()
       .resize(THUMBNAIL_SIZE, THUMBNAIL_SIZE, { fit: 'inside', withoutEnlargement: true })
       .webp({ quality: 80 })
@@ -122,6 +131,14 @@ export async function thumbnail(path: string): Promise<Buffer | undefined> {
   } catch {
     return undefined; // a format sharp cannot decode (some RAW, HEIC): no thumbnail
   }
+}
+
+/** The thumbnail of an image, or of a frame of a video; none for audio or when it cannot be made. */
+export async function thumbnailOf(path: string, facts: Probe, tools: MediaTools): Promise<Buffer | undefined> {
+  if (facts.kind === 'image') return thumbnail(path);
+  if (facts.kind !== 'video' || !tools.ffmpeg) return undefined;
+  const frame = await videoFrame(tools.ffmpeg, path, facts.mimeType, facts.durationS, THUMBNAIL_SIZE);
+  return frame && thumbnail(frame);
 }
 
 /** The formats sharp writes back as they came; anything else becomes WebP. */

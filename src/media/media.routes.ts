@@ -9,6 +9,7 @@ import type { CollectionParams } from '../items/items.logic.ts';
 import { registerItemReads } from '../items/items.routes.ts';
 import type { PageCache } from '../items/public-pages.ts';
 import { IdParams } from '../items/items.schemas.ts';
+import { findMediaTools, missingToolsWarning } from './media.ffmpeg.ts';
 import { sendStoredFile } from './media.files.ts';
 import { createMedium, getMedium, listMedia, mediumFile, type Medium } from './media.logic.ts';
 import { FileHeaders, MediaQuery, MediumSchema } from './media.schemas.ts';
@@ -22,6 +23,9 @@ export async function mediaRoutes(
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const storage = mediaStorage(config.dataDir);
   const { baseUrl, uploadLimit } = config;
+  const tools = await findMediaTools(config);
+  const warning = missingToolsWarning(config, tools);
+  if (warning) fastify.log.warn(warning);
   app.addSchema(MediumSchema);
   // One file per request, streamed to disk; the limits bound what a request can make us hold.
   await app.register(multipart, {
@@ -47,14 +51,16 @@ export async function mediaRoutes(
       {
         config: { auth: 'optional' },
         schema: {
-          summary: which === 'file' ? 'The file of a medium' : 'The WebP thumbnail of an image',
+          summary: which === 'file' ? 'The file of a medium' : 'The WebP thumbnail of an image or video',
           description:
             'The same access rules as `GET /media/id/<id>`. Strong `ETag` (the content hash), `If-None-Match` (304), ' +
             'single byte ranges (206, 416), `If-Range`.' +
             (which === 'file'
-              ? ' An image is served to everyone but its owner without its metadata (EXIF, XMP: camera, time, exact ' +
-                'GPS), re-encoded in its own format (ETag `"<sha256>-public"`); its owner gets the original. Video and ' +
-                'audio are served as stored.'
+              ? ' A medium is served to everyone but its owner without its metadata (ETag `"<sha256>-public"`); its ' +
+                'owner gets the original. An image (EXIF, XMP: camera, time, exact GPS) is re-encoded in its own ' +
+                'format; video and audio (creation time, place, device, chapters, cover art, data tracks) are copied ' +
+                'into their own format without them, pictures and sound untouched. 404 when the copy cannot be made, ' +
+                '503 `media_tool_unavailable` when the server lacks ffmpeg to make it.'
               : ''),
           tags: ['media'],
           params: IdParams,
@@ -68,7 +74,7 @@ export async function mediaRoutes(
         },
       },
       async (request, reply) =>
-        sendStoredFile(request, reply, await mediumFile(db, storage, request.params.id, request.auth, which)),
+        sendStoredFile(request, reply, await mediumFile(db, storage, tools, request.params.id, request.auth, which)),
     );
   }
 
@@ -82,8 +88,9 @@ export async function mediaRoutes(
           'multipart/form-data with one part `file` and optional fields `scope` (`public` or `private`; default ' +
           "from the owner's settings, private unless changed) and `caption`. The type is sniffed from the bytes; " +
           `anything but image, video or audio is 415. Files over the upload limit (WAYPOST_UPLOAD_LIMIT) are 413. ` +
-          "EXIF time (its own offset, else the owner's time zone) and GPS are read; a WebP thumbnail without metadata " +
-          'is made for images. 201 with `Location` and the medium.',
+          "EXIF time (its own offset, else the owner's time zone) and GPS are read from images; duration, size as " +
+          'displayed, creation time and place (ISO 6709) from video and audio, by ffprobe when the server has it. A ' +
+          'WebP thumbnail without metadata is made for images and video. 201 with `Location` and the medium.',
         tags: ['media'],
         consumes: ['multipart/form-data'],
         response: {
@@ -94,7 +101,7 @@ export async function mediaRoutes(
     },
     async (request, reply) => {
       const upload = await receiveUpload(request, storage, uploadLimit);
-      const medium = await createMedium(db, storage, baseUrl, request.auth!.userId, upload);
+      const medium = await createMedium(db, storage, tools, baseUrl, request.auth!.userId, upload);
       return reply.code(201).header('location', `/media/id/${medium.id}`).send(medium);
     },
   );

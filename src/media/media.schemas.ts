@@ -12,17 +12,24 @@ export const MediumSchema = Type.Object(
     mime_type: Type.String({ description: 'Sniffed from the bytes, not taken from the upload.' }),
     size: Type.Integer({ description: 'Bytes.' }),
     sha256: Type.String({ description: 'Hex SHA-256 of the file; also its `ETag`.' }),
-    width: NullableNumber('Pixels, as displayed (EXIF orientation applied); null for audio and video.'),
-    height: NullableNumber('Pixels, as displayed; null for audio and video.'),
+    width: NullableNumber(
+      'Pixels, as displayed (EXIF orientation or video rotation applied); null for audio and when unknown.',
+    ),
+    height: NullableNumber('Pixels, as displayed; null for audio and when unknown.'),
     duration: NullableNumber('Seconds, for audio and video when known; null otherwise.'),
-    time: Type.Number({ description: 'When it was taken (EXIF), else when it was uploaded; Unix epoch seconds.' }),
+    time: Type.Number({
+      description:
+        'When it was taken (EXIF, or the creation time of a recording), else when it was uploaded; Unix epoch seconds.',
+    }),
     location: Type.Union([Type.Object({ lat: Type.Number(), lon: Type.Number() }), Type.Null()], {
-      description: "Where it was taken (EXIF GPS), or null; public media at the owner's location precision.",
+      description:
+        "Where it was taken (EXIF GPS, or a recording's ISO 6709 location), or null; public media at the owner's " +
+        'location precision.',
     }),
     caption: Type.String(),
     url: Type.String({ description: 'The file; the same access rules as the object.' }),
     thumbnail_url: Type.Union([Type.String(), Type.Null()], {
-      description: 'A WebP thumbnail without metadata (images only), or null.',
+      description: 'A WebP thumbnail without metadata (images and video), or null.',
     }),
     created_at: Type.Number({ description: 'When Waypost stored it, Unix epoch seconds.' }),
   },

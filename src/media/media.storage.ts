@@ -23,7 +23,7 @@ export function mediaStorage(dataDir: string): Storage {
 
 export const filePath = (storage: Storage, sha256: string) => join(storage.root, sha256.slice(0, 2), sha256);
 export const thumbnailPath = (storage: Storage, sha256: string) => `${filePath(storage, sha256)}.webp`;
-/** The copy of an image served to everyone but its owner: the same picture without metadata. */
+/** The copy of a medium served to everyone but its owner: the same picture or recording without metadata. */
 export const publicCopyPath = (storage: Storage, sha256: string) => `${filePath(storage, sha256)}.public`;
 
 export interface TempFile {
@@ -32,9 +32,21 @@ export interface TempFile {
   size: number;
 }
 
+const tempName = (storage: Storage) => join(storage.tmp, `${randomToken(12)}.part`);
+
+/** fsync through a descriptor of our own: it flushes the file's data, whoever wrote it. */
+async function syncFile(path: string): Promise<void> {
+  const handle = await open(path, 'r+');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
 /** Streams into a new temporary file, hashing on the way; on any error the file is removed. */
 export async function writeTemp(storage: Storage, source: Readable | AsyncIterable<Uint8Array>): Promise<TempFile> {
-  const path = join(storage.tmp, `${randomToken(12)}.part`);
+  const path = tempName(storage);
   const hash = createHash('sha256');
   let size = 0;
   try {
@@ -49,13 +61,7 @@ export async function writeTemp(storage: Storage, source: Readable | AsyncIterab
       },
       createWriteStream(path, { flags: 'wx', mode: 0o600 }),
     );
-    // fsync through a second descriptor: it flushes the file's data, whoever wrote it.
-    const handle = await open(path, 'r+');
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
+    await syncFile(path);
   } catch (error) {
     await rm(path, { force: true });
     throw error;
@@ -93,4 +99,27 @@ export async function commitFile(tempPath: string, finalPath: string): Promise<v
 export async function writeFileAtomic(storage: Storage, finalPath: string, bytes: Uint8Array): Promise<void> {
   const temp = await writeTemp(storage, Readable.from([bytes]));
   await commitFile(temp.path, finalPath);
+}
+
+/**
+ * For a program that writes a file itself (ffmpeg): `write` gets a temporary name and says 'ok'
+ * once the file there is complete; then the same fsync and rename. Any other answer is passed
+ * back, and nothing is left behind.
+ */
+export async function produceFileAtomic<R extends string>(
+  storage: Storage,
+  finalPath: string,
+  write: (tempPath: string) => Promise<R | 'ok'>,
+): Promise<R | 'ok'> {
+  const path = tempName(storage);
+  try {
+    const result = await write(path);
+    if (result === 'ok') {
+      await syncFile(path);
+      await commitFile(path, finalPath);
+    }
+    return result;
+  } finally {
+    await rm(path, { force: true });
+  }
 }

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, countRows, createTestUser, type TestApp } from '../../test/helpers.ts';
+import { multipart, uploadMedium } from '../../test/media.ts';
 import { listeningTestApp } from '../../test/server.ts';
 import { tokenFor } from '../../test/tokens.ts';
 import { updateSettings } from '../settings/settings.logic.ts';
@@ -53,24 +54,8 @@ const png = () =>
     .png()
     .toBuffer();
 
-/** A multipart body as a browser's FormData would send it (encoded by undici, not by us). */
-async function multipart(file: Buffer, filename: string, type: string, fields: Record<string, string> = {}) {
-  const form = new FormData();
-  for (const [name, value] of Object.entries(fields)) form.append(name, value);
-  form.append('file', new Blob([new Uint8Array(file)], { type }), filename);
-  const request = new Request('http://localhost/', { method: 'POST', body: form });
-  return { payload: Buffer.from(await request.arrayBuffer()), contentType: request.headers.get('content-type')! };
-}
-
-async function upload(app: TestApp, file: Buffer, filename: string, type: string, fields = {}, token = uploader) {
-  const body = await multipart(file, filename, type, fields);
-  return app.app.inject({
-    method: 'POST',
-    url: '/media',
-    headers: { authorization: `Bearer ${token}`, 'content-type': body.contentType },
-    payload: body.payload,
-  });
-}
+const upload = (app: TestApp, file: Buffer, filename: string, type: string, fields = {}, token = uploader) =>
+  uploadMedium(app, token, file, filename, type, fields);
 
 const get = (url: string, token?: string, headers: Record<string, string> = {}) =>
   t.app.inject({ method: 'GET', url, headers: { ...headers, ...(token ? { authorization: `Bearer ${token}` } : {}) } });
