@@ -108,4 +108,13 @@ describe('waypost client', () => {
       stderr: `waypost: There is no client "${publicId}".\n`,
     });
   });
+
+  it("takes an id that begins with '-' as an id, not an option", async () => {
+    for (const args of [['-yghFrHrZYF_5tk5SF6XXg'], ['--', '-yghFrHrZYF_5tk5SF6XXg']]) {
+      expect(await runCli(['client', 'delete', ...args], { env })).toMatchObject({
+        code: 1,
+        stderr: 'waypost: There is no client "-yghFrHrZYF_5tk5SF6XXg".\n',
+      });
+    }
+  });
 });

@@ -14,6 +14,16 @@ const USAGE = `usage:
 
 export async function clientCommand(db: Db, config: Config, args: string[], out: Output): Promise<void> {
   const [action, ...rest] = args;
+  if (action === 'delete') {
+    // One id and no options, taken as it is: ids are base64url and may begin with '-', which
+    // an option parser would take for an option (`--` before it is accepted too).
+    const ids = rest[0] === '--' ? rest.slice(1) : rest;
+    const [clientId] = ids;
+    if (!clientId || ids.length > 1) throw new UsageError(USAGE);
+    await deleteClient(db, clientId);
+    out.info(`deleted client ${clientId}`);
+    return;
+  }
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,
@@ -53,13 +63,6 @@ export async function clientCommand(db: Db, config: Config, args: string[], out:
           ].join('\t'),
         );
       }
-      return;
-    }
-    case 'delete': {
-      const [clientId] = positionals;
-      if (!clientId || positionals.length > 1) throw new UsageError(USAGE);
-      await deleteClient(db, clientId);
-      out.info(`deleted client ${clientId}`);
       return;
     }
     default:
