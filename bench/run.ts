@@ -80,10 +80,17 @@ async function pagesBenchmark() {
 
   const waypost = await start('server.ts', [path, join(work, 'data-posts')]);
   const pageUrl = `http://127.0.0.1:${waypost.port}/posts/public/reader?count=50`;
-  const page = Buffer.from(await (await fetch(pageUrl)).arrayBuffer());
+  const first = await fetch(pageUrl);
+  const page = Buffer.from(await first.arrayBuffer());
   const pageFile = join(work, 'page.json');
   writeFileSync(pageFile, page);
   const raw = await start('raw-server.ts', [pageFile]);
+  // The headers Waypost sent, but those node:http writes itself and the per-request id.
+  const headers = Object.fromEntries(first.headers);
+  for (const name of ['date', 'connection', 'keep-alive', 'content-length', 'x-request-id']) delete headers[name];
+  const headersFile = join(work, 'headers.json');
+  writeFileSync(headersFile, JSON.stringify(headers));
+  const rawWithHeaders = await start('raw-server.ts', [pageFile, headersFile]);
 
   log(`page: ${page.length} bytes; load: ${SECONDS} s each after a warm-up, 10 connections`);
   const rawResult = await load(`http://127.0.0.1:${raw.port}/`, 10);
@@ -105,6 +112,10 @@ async function pagesBenchmark() {
     ['the same page, built on every request (no copies)', pathFor(building.port)],
     ['GET /healthz on the first server', `http://127.0.0.1:${waypost.port}/healthz`],
   ] as const;
+  const withHeaders = await load(`http://127.0.0.1:${rawWithHeaders.port}/`, 10);
+  log(
+    `| context: raw node:http, same bytes and Waypost's ${Object.keys(headers).length + 1} headers | ${withHeaders.rps.toFixed(0)} req/s, p99 ${withHeaders.p99} ms | | ${((100 * withHeaders.rps) / rawResult.rps).toFixed(0)} % of raw; Waypost at ${((100 * wayResult.rps) / withHeaders.rps).toFixed(0)} % of it | errors ${withHeaders.non2xx} |`,
+  );
   for (const [label, url] of context) {
     const result = await load(url, 10);
     log(
