@@ -1,15 +1,20 @@
 // buildApp(deps): the whole HTTP application, every plugin and feature registered explicitly
 // (no auto-loading), so a reader sees here what exists. main.ts and the tests both use it.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { createServer } from 'node:http';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyServerOptions,
+} from 'fastify';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 import auth from './http/auth.ts';
 import cors from './http/cors.ts';
 import { handleError } from './http/errors.ts';
 import { healthRoutes } from './http/health.ts';
-import metrics from './http/metrics.ts';
+import metrics, { type ResponseLabels } from './http/metrics.ts';
 import openapi from './http/openapi.ts';
 import plumbing, { requestId } from './http/plumbing.ts';
 import { infoRoutes } from './info/info.routes.ts';
@@ -43,6 +48,26 @@ export interface AppDeps {
 /** Methods whose requests may write; answering one makes this process's copies of public pages stale. */
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
+/**
+ * The HTTP server fastify would make itself (the same timeouts), answering anonymous reads of
+ * public pages that are known current before any routing (src/items/public-pages.ts).
+ */
+function serverFor(pages: PageCache | undefined, record: (labels: ResponseLabels, seconds: number) => void) {
+  return (handler: (request: IncomingMessage, response: ServerResponse) => void, options: FastifyServerOptions) => {
+    const server = createServer((request, response) => {
+      const started = performance.now();
+      const route = pages?.replay(request, response, requestId);
+      if (route === undefined) return handler(request, response);
+      record({ method: 'GET', route, statusCode: 200 }, (performance.now() - started) / 1000);
+    });
+    server.keepAliveTimeout = options.keepAliveTimeout ?? 72_000;
+    server.requestTimeout = options.requestTimeout ?? 0;
+    server.setTimeout(options.connectionTimeout ?? 0);
+    if (options.maxRequestsPerSocket) server.maxRequestsPerSocket = options.maxRequestsPerSocket;
+    return server;
+  };
+}
+
 export async function buildApp({ config, database, logger, onJobsQueued }: AppDeps): Promise<FastifyInstance> {
   // One memory for the public pages of every kind, so its bound holds for all of them.
   const pages =
@@ -52,16 +77,7 @@ export async function buildApp({ config, database, logger, onJobsQueued }: AppDe
   const app = Fastify({
     // Anonymous reads of public pages that are known current are answered before routing
     // (src/items/public-pages.ts); everything else goes to fastify.
-    serverFactory: (handler) => {
-      const server = createServer((request, response) => {
-        const started = performance.now();
-        const route = pages?.replay(request, response, requestId);
-        if (route === undefined) return handler(request, response);
-        app.recordResponse({ method: 'GET', route, statusCode: 200 }, (performance.now() - started) / 1000);
-      });
-      server.keepAliveTimeout = 72_000; // what fastify sets on a server it makes itself
-      return server;
-    },
+    serverFactory: serverFor(pages, (labels, seconds) => app.recordResponse(labels, seconds)),
     ...(logger ? { loggerInstance: logger } : { logger: false }),
     genReqId: requestId,
     logController: new LogController({ requestIdLogLabel: 'request_id' }),
@@ -77,9 +93,15 @@ export async function buildApp({ config, database, logger, onJobsQueued }: AppDe
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   if (pages) {
-    app.addHook('onSend', (request, _reply, payload, done) => {
-      if (WRITES.has(request.method)) pages.invalidate();
+    // A refused request (4xx) wrote nothing; anything else may have.
+    app.addHook('onSend', (request, reply, payload, done) => {
+      const refused = reply.statusCode >= 400 && reply.statusCode < 500;
+      if (WRITES.has(request.method) && !refused) pages.invalidate();
       done(null, payload);
+    });
+    app.addHook('preClose', (done) => {
+      pages.close();
+      done();
     });
   }
   app.setErrorHandler(handleError);

@@ -51,7 +51,7 @@ export interface Config {
   publicCacheBytes: number;
   /** How long a copy of a public page, once confirmed current by the database, is served
    * without asking again, in milliseconds. Writes through this process show at once; writes
-   * by another process sharing the database (a second server, `waypost import`) show within
+   * by another process sharing the database (a second server) show within
    * this time. `WAYPOST_PUBLIC_CACHE_REVALIDATE_MS`, default 1000; 0 asks on every request. */
   publicCacheRevalidateMs: number;
   /** Trust `X-Forwarded-*` from a reverse proxy. `WAYPOST_TRUST_PROXY` = `true`/`false`, default `false`. */

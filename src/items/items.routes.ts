@@ -81,6 +81,16 @@ export function registerItemReads<Q extends CollectionParams, T>(
     },
   };
 
+  /** Other representations are chosen by Accept as well as `format` (API.md); CORS may have said Origin. */
+  function varyOnAccept(reply: FastifyReply) {
+    if (!kind.render) return;
+    const vary = reply.getHeader('vary');
+    const names = typeof vary === 'string' ? vary.split(',').map((name) => name.trim()) : [];
+    if (!names.some((name) => name.toLowerCase() === 'accept')) {
+      void reply.header('vary', [...names.filter(Boolean), 'Accept'].join(', '));
+    }
+  }
+
   /** The page as bytes: the JSON array, or the representation the request asks for. */
   async function buildPage(request: FastifyRequest, reply: FastifyReply, ctx: ListContext<Q>): Promise<BuiltPage> {
     const page = await kind.list(ctx);
@@ -98,8 +108,7 @@ export function registerItemReads<Q extends CollectionParams, T>(
   }
 
   function sendBuilt(reply: FastifyReply, page: BuiltPage) {
-    // Other representations are chosen by Accept as well as `format` (API.md).
-    if (kind.render) void reply.header('vary', 'Accept');
+    varyOnAccept(reply);
     if (page.link) void reply.header('link', page.link);
     // Bytes, so fastify sends them as they are instead of serializing them again.
     return reply.type(page.type).send(page.body);
@@ -121,9 +130,9 @@ export function registerItemReads<Q extends CollectionParams, T>(
     { version, checked }: { version: PageVersion; checked: { at: number; generation: number } },
   ) {
     const key = requestKey(request.url, request.headers);
-    const etag = pageEtag(key, version);
+    const etag = pageEtag(baseUrl, key, version);
     void reply.header('etag', etag).header('cache-control', 'public, no-cache');
-    if (kind.render) void reply.header('vary', 'Accept');
+    varyOnAccept(reply);
     if (noneMatch(request.headers['if-none-match'], etag)) return reply.code(304).send();
     const kept = pages?.current(key, etag, checked);
     if (kept) return sendBuilt(reply, kept.page);
@@ -199,7 +208,7 @@ export function registerItemReads<Q extends CollectionParams, T>(
     async (request, reply) => {
       const { username } = request.params as { username: string };
       // Taken before the version is read: a write answered after this outdates what is built now.
-      const checked = { at: Date.now(), generation: pages?.generation ?? 0 };
+      const checked = { at: performance.now(), generation: pages?.generation ?? 0 };
       const { version, ...owner } = await ownerByUsername(db, username);
       const ctx = { owner, scope: 'public' as const, query: request.query as Q, byOwner: false };
       return sendPublicPage(request, reply, ctx, { version, checked });

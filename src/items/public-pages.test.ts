@@ -42,6 +42,28 @@ describe('public pages, asking the database every time (revalidate 0)', () => {
     expect(changed.json()).toHaveLength(2);
   });
 
+  it('keep their ETag when the person writes something private', async () => {
+    const user = await createTestUser(t.database);
+    await insertItems(t.database, 'posts', user.id, [{ scope: 'public' }]);
+    const url = `/posts/public/${user.username}`;
+    const etag = (await t.app.inject({ method: 'GET', url })).headers.etag;
+    await insertItems(t.database, 'posts', user.id, [{ scope: 'private' }]);
+    await insertItems(t.database, 'locations', user.id, [{ scope: 'private' }]);
+    expect((await t.app.inject({ method: 'GET', url })).headers.etag).toBe(etag);
+  });
+
+  it('vary on Accept as well as whatever else the response already varies on', async () => {
+    const user = await createTestUser(t.database);
+    const response = await t.app.inject({
+      method: 'GET',
+      url: `/posts/public/${user.username}`,
+      headers: { origin: 'https://elsewhere.example' },
+    });
+    const vary = String(response.headers.vary).split(', ');
+    expect(vary).toContain('Accept');
+    expect(new Set(vary).size).toBe(vary.length);
+  });
+
   it('are another page for another query or Accept, and never show private items', async () => {
     const user = await createTestUser(t.database);
     await insertItems(t.database, 'posts', user.id, [{ scope: 'public' }, { scope: 'private' }]);
@@ -145,9 +167,26 @@ describe('copies replayed over a real connection', () => {
     expect(after).toHaveLength(before.length + 2);
   });
 
+  it('stand when a writing request is refused (4xx): it wrote nothing', async () => {
+    const before = texts(await (await fetch(url)).json());
+    await insertItems(t.database, 'posts', user.id, [{ scope: 'public', time: 1_900_000_000_000 }]);
+    const refused = await fetch(`${t.baseUrl}/posts`, { method: 'POST', body: '{}' });
+    expect(refused.status).toBe(401);
+    expect(texts(await (await fetch(url)).json())).toEqual(before);
+  });
+
+  it("come from a server with fastify's own timeouts", () => {
+    expect(t.app.server.keepAliveTimeout).toBe(72_000);
+    expect(t.app.server.requestTimeout).toBe(0);
+  });
+
   it('leave conditional requests to the application, which answers 304', async () => {
-    const etag = (await fetch(url)).headers.get('etag')!;
-    const response = await fetch(url, { headers: { 'if-none-match': etag } });
+    const other = await createTestUser(t.database);
+    await insertItems(t.database, 'posts', other.id, [{ scope: 'public' }]);
+    const page = `${t.baseUrl}/posts/public/${other.username}`;
+    const etag = (await fetch(page)).headers.get('etag')!;
+    await (await fetch(page)).arrayBuffer(); // replayed now
+    const response = await fetch(page, { headers: { 'if-none-match': etag } });
     expect(response.status).toBe(304);
     expect(response.headers.get('etag')).toBe(etag);
   });
@@ -185,11 +224,10 @@ describe('copies with a short window', () => {
 });
 
 describe('PageCache', () => {
-  const page = (bytes: number) => ({ type: 'application/json', body: Buffer.alloc(bytes), link: undefined });
   const copy = (etag: string, bytes: number) => ({
     etag,
-    page: page(bytes),
-    headers: {},
+    page: { type: 'application/json', body: Buffer.alloc(bytes), link: undefined },
+    headers: { 'content-type': 'application/json' },
     route: '/x',
     checkedAt: 0,
     generation: 0,
@@ -197,23 +235,42 @@ describe('PageCache', () => {
   const now = { at: 0, generation: 0 };
 
   it('keeps at most its size, the least recently used going first', () => {
-    const cache = new PageCache({ maxBytes: 1600, revalidateMs: 1000 });
-    cache.keep('a', copy('A', 100));
-    cache.keep('b', copy('B', 100));
+    const cache = new PageCache({ maxBytes: 64 * 1024, revalidateMs: 1000 });
+    cache.keep('a', copy('A', 2000));
+    cache.keep('b', copy('B', 2000));
     expect(cache.current('a', 'A', now)).toBeDefined(); // a is now the most recent
-    for (let i = 0; i < 15; i += 1) cache.keep(`filler${i}`, copy(`F${i}`, 100));
-    expect(cache.size.bytes).toBeLessThanOrEqual(1600);
+    for (let i = 0; i < 40; i += 1) cache.keep(`filler${i}`, copy(`F${i}`, 2000));
+    expect(cache.size.bytes).toBeLessThanOrEqual(64 * 1024);
     expect(cache.current('b', 'B', now)).toBeUndefined();
-    expect(cache.current('a', 'A', now)).toBeDefined();
+    expect(cache.current('filler39', 'F39', now)).toBeDefined();
+  });
+
+  it('counts what a copy costs besides its body, so empty pages under long names stay bounded', () => {
+    const cache = new PageCache({ maxBytes: 64 * 1024, revalidateMs: 1000 });
+    for (let i = 0; i < 1000; i += 1) cache.keep(`${'x'.repeat(1000)}${i}`, copy(`E${i}`, 2));
+    expect(cache.size.bytes).toBeLessThanOrEqual(64 * 1024);
+    expect(cache.size.pages).toBeLessThan(64);
+    cache.keep('y'.repeat(5000), copy('LONG', 2));
+    expect(cache.current('y'.repeat(5000), 'LONG', now)).toBeUndefined();
   });
 
   it('does not keep a page bigger than a sixteenth of its size, and answers only for the same ETag', () => {
-    const cache = new PageCache({ maxBytes: 1600, revalidateMs: 1000 });
-    cache.keep('big', copy('BIG', 101));
+    const cache = new PageCache({ maxBytes: 64 * 1024, revalidateMs: 1000 });
+    cache.keep('big', copy('BIG', 4096));
     expect(cache.size.pages).toBe(0);
     cache.keep('k', copy('V1', 10));
     expect(cache.current('k', 'V2', now)).toBeUndefined();
     expect(cache.current('k', 'V1', now)?.page.body.length).toBe(10);
+  });
+
+  it('keeps a body of its own, not a slice of a shared pool', () => {
+    const cache = new PageCache({ maxBytes: 64 * 1024, revalidateMs: 1000 });
+    const pooled = Buffer.from('[]');
+    expect(pooled.buffer.byteLength).toBeGreaterThan(pooled.length);
+    cache.keep('k', { ...copy('V', 0), page: { type: 'application/json', body: pooled, link: undefined } });
+    const kept = cache.current('k', 'V', now)!.page.body;
+    expect(kept.toString()).toBe('[]');
+    expect(kept.buffer.byteLength).toBe(2);
   });
 });
 

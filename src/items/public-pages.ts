@@ -4,8 +4,13 @@
 // says when that happens: `users.items_version` moves in the same transaction as every such
 // write (migration 0006, triggers), and `users.updated_at` with every profile change.
 //
-// So a page is named by what was asked (path, query, Accept, Origin) and by that version as
-// read *before* the page is computed. From the name comes a weak ETag, so a client that has
+// Only writes that touch public items (or the precision public locations are shown at) move
+// the version: a private post or location must not show through a public page's ETag.
+//
+// So a page is named by what was asked (path, query, Accept), by that version as read *before*
+// the page is computed, and by this server's run and base URL, so a new release or a new
+// address never answers 304 with an old page (servers behind one balancer answer each other's
+// ETags with 200, not 304). From the name comes a weak ETag, so a client that has
 // the page gets 304 without any page being built; and this process keeps a copy of the bytes
 // under the request, with the ETag it was made for. A copy can be newer than its ETag (a write
 // landed while it was being built) but never older.
@@ -13,7 +18,7 @@
 // Measured (BENCHMARKS.md): building a page of 50 posts costs several times what sending it
 // does, and even the one read of the version costs as much again as the rest of the answer,
 // so a copy confirmed a moment ago is replayed without asking (PageCache.replay).
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 
 /** What makes a person's public pages what they are, read from their row with the request. */
@@ -30,10 +35,13 @@ export interface BuiltPage {
   link: string | undefined;
 }
 
+/** This process's run: a restart (a new release, other settings) never answers 304 with an old page. */
+const THIS_RUN = randomUUID();
+
 /** The weak ETag of a page: a digest, so it shows neither the internal id nor the counters. */
-export function pageEtag(request: string, version: PageVersion): string {
+export function pageEtag(baseUrl: string, request: string, version: PageVersion): string {
   const digest = createHash('sha256')
-    .update(`${request}\n${version.userId}\n${version.itemsVersion}\n${version.updatedAt}`)
+    .update(`${THIS_RUN}\n${baseUrl}\n${request}\n${version.userId}\n${version.itemsVersion}\n${version.updatedAt}`)
     .digest('base64url')
     .slice(0, 27);
   return `W/"${digest}"`;
@@ -51,19 +59,43 @@ export function noneMatch(header: string | undefined, etag: string): boolean {
 
 /** A copy: the page, its ETag, the response headers it was sent with, and when it was last known current. */
 interface Copy {
+  /** What it counts against the size (costOf), set when kept. */
+  cost?: number;
   etag: string;
   page: BuiltPage;
   headers: Record<string, string | number | string[] | undefined>;
   /** The route pattern, for the metrics of a replayed answer. */
   route: string;
-  /** Date.now() and this process's write generation when the database last said the ETag is current. */
+  /** performance.now() (a clock that never steps back) and this process's write generation when the database last said the ETag is current. */
   checkedAt: number;
   generation: number;
 }
 
-/** The name of a request for a copy: what can change the answer besides the version. */
+/**
+ * The name of a request for a copy: what can change the answer besides the version. Not the
+ * Origin: CORS on these pages is `*` for every origin.
+ */
 export function requestKey(url: string, headers: IncomingHttpHeaders): string {
-  return `${url}\n${headers.accept ?? ''}\n${headers.origin ?? ''}`;
+  return `${url}\n${headers.accept ?? ''}`;
+}
+
+/** A copy's share of the memory: body, key, headers, and the objects around them. */
+const OVERHEAD_BYTES = 1024;
+/** Longer names are not kept: a client inventing Accept values should not fill the memory. */
+const KEY_MAX = 2048;
+
+function costOf(key: string, copy: Copy): number {
+  let headers = 0;
+  for (const [name, value] of Object.entries(copy.headers)) headers += name.length + String(value).length;
+  return copy.page.body.length + key.length + headers + copy.etag.length + OVERHEAD_BYTES;
+}
+
+/** A buffer of its own: a small one cut from Node's shared pool would keep the whole pool alive. */
+function ownBuffer(body: Buffer): Buffer {
+  if (body.byteOffset === 0 && body.buffer.byteLength === body.length) return body;
+  const own = Buffer.allocUnsafeSlow(body.length);
+  body.copy(own);
+  return own;
 }
 
 /**
@@ -75,7 +107,7 @@ export function requestKey(url: string, headers: IncomingHttpHeaders): string {
  * from node:http before any routing (`replay`), provided no request that may write
  * (POST, PUT, PATCH, DELETE) has been answered by this process since (`invalidate`). So a
  * write made through this process shows at once; one made by another process sharing the
- * database (a second server, `waypost import`) shows within `revalidateMs`.
+ * database (another server process) shows within `revalidateMs`.
  */
 export class PageCache {
   readonly #copies = new Map<string, Copy>();
@@ -83,6 +115,7 @@ export class PageCache {
   readonly #revalidateMs: number;
   #bytes = 0;
   #generation = 0;
+  #closing = false;
 
   constructor({ maxBytes, revalidateMs }: { maxBytes: number; revalidateMs: number }) {
     this.#maxBytes = maxBytes;
@@ -97,6 +130,11 @@ export class PageCache {
   /** A request that may have written something has been answered. */
   invalidate(): void {
     this.#generation += 1;
+  }
+
+  /** The server is shutting down: replay nothing, so fastify can answer 503 and close. */
+  close(): void {
+    this.#closing = true;
   }
 
   /**
@@ -115,15 +153,16 @@ export class PageCache {
   }
 
   keep(key: string, copy: Copy): void {
+    const cost = costOf(key, copy);
     // One huge page (count=1000 of long posts) would push out everything else: not kept.
-    if (copy.page.body.length > this.#maxBytes / 16) return;
+    if (key.length > KEY_MAX || cost > this.#maxBytes / 16) return;
     this.#drop(key);
-    this.#copies.set(key, copy);
-    this.#bytes += copy.page.body.length;
+    this.#copies.set(key, { ...copy, page: { ...copy.page, body: ownBuffer(copy.page.body) }, cost });
+    this.#bytes += cost;
     for (const [oldest, old] of this.#copies) {
       if (this.#bytes <= this.#maxBytes) break;
       this.#copies.delete(oldest);
-      this.#bytes -= old.page.body.length;
+      this.#bytes -= old.cost ?? 0;
     }
   }
 
@@ -131,7 +170,7 @@ export class PageCache {
     const copy = this.#copies.get(key);
     if (!copy) return;
     this.#copies.delete(key);
-    this.#bytes -= copy.page.body.length;
+    this.#bytes -= copy.cost ?? 0;
   }
 
   /**
@@ -145,11 +184,12 @@ export class PageCache {
     response: ServerResponse,
     requestId: (request: IncomingMessage) => string,
   ): string | undefined {
-    if (request.method !== 'GET' || this.#revalidateMs === 0) return undefined;
+    if (request.method !== 'GET' || this.#revalidateMs === 0 || this.#closing) return undefined;
     const headers = request.headers;
     if (headers.authorization !== undefined || headers['if-none-match'] !== undefined) return undefined;
     const copy = this.#copies.get(requestKey(request.url ?? '', headers));
-    if (!copy || copy.generation !== this.#generation || Date.now() - copy.checkedAt >= this.#revalidateMs) {
+    const age = performance.now() - (copy?.checkedAt ?? 0);
+    if (!copy || copy.generation !== this.#generation || age >= this.#revalidateMs) {
       return undefined;
     }
     response.writeHead(200, {

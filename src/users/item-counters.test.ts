@@ -88,20 +88,38 @@ describe('item counters on the user row', () => {
     await expectCountersTrue(two.id);
   });
 
-  it('move the version with every item write and settings change, and not otherwise', async () => {
+  it('move the version with every write of a public item and every change of precision, and not otherwise', async () => {
     const user = await createTestUser(t.database);
-    const before = await version(user.id);
-    const [id] = await insertItems(t.database, 'locations', user.id, [{ scope: 'private' }]);
-    const afterInsert = await version(user.id);
-    expect(afterInsert).toBeGreaterThan(before);
-    await t.database.db.updateTable('locations').set({ lat: 1 }).where('id', '=', id!).execute();
-    const afterUpdate = await version(user.id);
-    expect(afterUpdate).toBeGreaterThan(afterInsert);
+    let last = await version(user.id);
+    const expectMoved = async (moved: boolean) => {
+      const now = await version(user.id);
+      if (moved) expect(now).toBeGreaterThan(last);
+      else expect(now).toBe(last);
+      last = now;
+    };
+    // Private items never show on a public page, so writing them must not show in its ETag.
+    const [secret] = await insertItems(t.database, 'locations', user.id, [{ scope: 'private' }]);
+    await expectMoved(false);
+    await t.database.db.updateTable('locations').set({ lat: 1 }).where('id', '=', secret!).execute();
+    await expectMoved(false);
+    const [shown] = await insertItems(t.database, 'locations', user.id, [{ scope: 'public', time: 1_700_000_100_000 }]);
+    await expectMoved(true);
+    await t.database.db.updateTable('locations').set({ lat: 1 }).where('id', '=', shown!).execute();
+    await expectMoved(true);
+    await t.database.db.updateTable('locations').set({ scope: 'public' }).where('id', '=', secret!).execute();
+    await expectMoved(true);
+    await t.database.db.deleteFrom('locations').where('id', '=', secret!).execute();
+    await expectMoved(true);
+
     await updateSettings(t.database.db, user.id, { publicLocationPrecisionM: 5000 });
-    const afterSettings = await version(user.id);
-    expect(afterSettings).toBeGreaterThan(afterUpdate);
+    await expectMoved(true);
+    await updateSettings(t.database.db, user.id, { timezone: 'Europe/Berlin' });
+    await expectMoved(false);
+    await updateSettings(t.database.db, user.id, { publicLocationPrecisionM: 100 });
+    await expectMoved(true);
+
     const other = await createTestUser(t.database);
-    await insertItems(t.database, 'posts', other.id, [{}]);
-    expect(await version(user.id)).toBe(afterSettings);
+    await insertItems(t.database, 'posts', other.id, [{ scope: 'public' }]);
+    await expectMoved(false);
   });
 });

@@ -1,10 +1,12 @@
 // What the database keeps about a person's items on the person's own row, written by triggers
 // so that no code path can forget it (the same idea as the one scope rule, STYLE.md 7):
 //
-// - `items_version` goes up in the same transaction as every insert, update or delete of the
-//   person's posts, media or locations and every change of their settings. A copy of a public
-//   page made at version v is still right while the row says v (src/items/public-cache.ts), in
-//   this process or any other sharing the database.
+// - `items_version` goes up in the same transaction as every insert, update or delete of a
+//   public item of the person (public before or after), and every change of the precision
+//   their public locations are shown at. A public page made at version v is still right while
+//   the row says v (src/items/public-pages.ts), in this process or any other sharing the
+//   database. Private items do not move it: a public page's ETag must not tell anyone when the
+//   person wrote something private.
 // - `public_posts`, `public_media`, `public_locations` count the public items, so a profile
 //   shows them without counting a million rows on every request.
 //
@@ -35,20 +37,22 @@ async function sqliteTriggers(db: Kysely<unknown>, table: ItemTable): Promise<vo
       ${counter} = ${counter} ${sql.raw(sign)} (${sql.raw(row)}.scope = 'public')
       where id = ${sql.raw(row)}.user_id;`;
   await sql`create trigger ${sql.raw(`${table}_counters_insert`)} after insert on ${sql.table(table)}
-    begin ${bump('new', '+')} end`.execute(db);
+    when new.scope = 'public' begin ${bump('new', '+')} end`.execute(db);
   await sql`create trigger ${sql.raw(`${table}_counters_delete`)} after delete on ${sql.table(table)}
-    begin ${bump('old', '-')} end`.execute(db);
+    when old.scope = 'public' begin ${bump('old', '-')} end`.execute(db);
   await sql`create trigger ${sql.raw(`${table}_counters_update`)} after update on ${sql.table(table)}
-    begin ${bump('old', '-')} ${bump('new', '+')} end`.execute(db);
+    when old.scope = 'public' or new.scope = 'public' begin ${bump('old', '-')} ${bump('new', '+')} end`.execute(db);
 }
 
 async function postgresTriggers(db: Kysely<unknown>): Promise<void> {
   // One function for the three tables; TG_ARGV[0] names the counter column. Transition tables
   // that a statement does not have (old_rows on INSERT) are only named in the branch that runs.
+  // Only users with public rows in the statement are touched. (TRUNCATE fires no row
+  // triggers; nothing here truncates item tables.)
   await sql`create function waypost_item_counters() returns trigger language plpgsql as $$
     declare
       change text := 'update users u set items_version = u.items_version + 1, %1$I = u.%1$I %2$s c.n
-        from (select user_id, count(*) filter (where scope = ''public'') as n from %3$I group by user_id) c
+        from (select user_id, count(*) as n from %3$I where scope = ''public'' group by user_id) c
         where u.id = c.user_id';
     begin
       if tg_op in ('DELETE', 'UPDATE') then
@@ -71,13 +75,17 @@ async function postgresTriggers(db: Kysely<unknown>): Promise<void> {
   }
 }
 
-/** Settings decide how public items look (location precision): a change is a new version. */
+/**
+ * The precision public locations are shown at decides how public pages look: a change of it
+ * is a new version. The first settings row of a person counts as one (the default was before).
+ */
 async function settingsTriggers(db: Kysely<unknown>, sqlite: boolean): Promise<void> {
+  const changed = sql`old.public_location_precision_m <> new.public_location_precision_m`;
   if (sqlite) {
-    for (const op of ['insert', 'update']) {
-      await sql`create trigger ${sql.raw(`user_settings_version_${op}`)} after ${sql.raw(op)} on user_settings
-        begin update users set items_version = items_version + 1 where id = new.user_id; end`.execute(db);
-    }
+    const bump = sql`begin update users set items_version = items_version + 1 where id = new.user_id; end`;
+    await sql`create trigger user_settings_version_insert after insert on user_settings ${bump}`.execute(db);
+    await sql`create trigger user_settings_version_update after update on user_settings
+      when ${changed} ${bump}`.execute(db);
     return;
   }
   await sql`create function waypost_settings_version() returns trigger language plpgsql as $$
@@ -85,8 +93,10 @@ async function settingsTriggers(db: Kysely<unknown>, sqlite: boolean): Promise<v
       update users set items_version = items_version + 1 where id = new.user_id;
       return null;
     end $$`.execute(db);
-  await sql`create trigger user_settings_version after insert or update on user_settings
+  await sql`create trigger user_settings_version_insert after insert on user_settings
     for each row execute function waypost_settings_version()`.execute(db);
+  await sql`create trigger user_settings_version_update after update on user_settings
+    for each row when (${changed}) execute function waypost_settings_version()`.execute(db);
 }
 
 export async function up(db: Kysely<unknown>): Promise<void> {
