@@ -12,7 +12,7 @@ export interface UsersTable {
   bio: string;
   created_at: number;
   updated_at: number;
-  /** Goes up with every change of the user's items or settings (migration 0006, triggers). */
+  /** Goes up with every change of the user's public items or of their public location precision (migration 0006, triggers). */
   items_version: Generated<number>;
   /** Public items per kind, kept by the same triggers. */
   public_posts: Generated<number>;

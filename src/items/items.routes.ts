@@ -107,15 +107,18 @@ export function registerItemReads<Q extends CollectionParams, T>(
     return { type: 'application/json; charset=utf-8', body: Buffer.from(json), link };
   }
 
-  function sendBuilt(reply: FastifyReply, page: BuiltPage) {
-    varyOnAccept(reply);
+  /** The headers a built page goes out with: its type and its next page. */
+  function describe(reply: FastifyReply, page: BuiltPage) {
     if (page.link) void reply.header('link', page.link);
-    // Bytes, so fastify sends them as they are instead of serializing them again.
-    return reply.type(page.type).send(page.body);
+    void reply.type(page.type);
   }
 
   async function sendPage(request: FastifyRequest, reply: FastifyReply, ctx: ListContext<Q>) {
-    return sendBuilt(reply, await buildPage(request, reply, ctx));
+    const page = await buildPage(request, reply, ctx);
+    varyOnAccept(reply);
+    describe(reply, page);
+    // Bytes, so fastify sends them as they are instead of serializing them again.
+    return reply.send(page.body);
   }
 
   /**
@@ -135,11 +138,9 @@ export function registerItemReads<Q extends CollectionParams, T>(
     varyOnAccept(reply);
     if (noneMatch(request.headers['if-none-match'], etag)) return reply.code(304).send();
     const kept = pages?.current(key, etag, checked);
-    if (kept) return sendBuilt(reply, kept.page);
-    const page = await buildPage(request, reply, ctx);
-    if (page.link) void reply.header('link', page.link);
-    void reply.type(page.type);
-    if (pages) {
+    const page = kept?.page ?? (await buildPage(request, reply, ctx));
+    describe(reply, page);
+    if (pages && !kept) {
       const { 'x-request-id': _perRequest, ...headers } = reply.getHeaders();
       const route = request.routeOptions.url ?? request.url;
       pages.keep(key, { etag, page, headers, route, checkedAt: checked.at, generation: checked.generation });

@@ -34,9 +34,12 @@ export interface TempFile {
 
 const tempName = (storage: Storage) => join(storage.tmp, `${randomToken(12)}.part`);
 
-/** fsync through a descriptor of our own: it flushes the file's data, whoever wrote it. */
-async function syncFile(path: string): Promise<void> {
-  const handle = await open(path, 'r+');
+/**
+ * fsync through a descriptor of our own: a file's data, whoever wrote it; a directory, so a
+ * rename in it survives a power cut.
+ */
+async function sync(path: string, flags: 'r+' | 'r'): Promise<void> {
+  const handle = await open(path, flags);
   try {
     await handle.sync();
   } finally {
@@ -61,22 +64,12 @@ export async function writeTemp(storage: Storage, source: Readable | AsyncIterab
       },
       createWriteStream(path, { flags: 'wx', mode: 0o600 }),
     );
-    await syncFile(path);
+    await sync(path, 'r+');
   } catch (error) {
     await rm(path, { force: true });
     throw error;
   }
   return { path, sha256: hash.digest('hex'), size };
-}
-
-/** fsync a directory, so a rename in it survives a power cut. */
-async function syncDir(dir: string): Promise<void> {
-  const handle = await open(dir, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
 }
 
 /** Moves a finished temporary file to its final name; the same content already there is kept. */
@@ -92,7 +85,7 @@ export async function commitFile(tempPath: string, finalPath: string): Promise<v
     return;
   }
   await rename(tempPath, finalPath);
-  await syncDir(dir);
+  await sync(dir, 'r');
 }
 
 /** Writes bytes to a final name the same way: temp file, fsync, rename. */
@@ -115,7 +108,7 @@ export async function produceFileAtomic<R extends string>(
   try {
     const result = await write(path);
     if (result === 'ok') {
-      await syncFile(path);
+      await sync(path, 'r+');
       await commitFile(path, finalPath);
     }
     return result;

@@ -89,10 +89,15 @@ export async function listUsers(db: Db): Promise<User[]> {
   return (await listUserRows(db)).map(userFromRow);
 }
 
-export async function getUser(db: Db, username: string): Promise<User> {
+/** The user's row; 404 when there is no such user. */
+async function userRow(db: Db, username: string): Promise<UserRow> {
   const row = await findUserByUsername(db, username);
   if (!row) throw notFound(`There is no user "${username}".`);
-  return userFromRow(row);
+  return row;
+}
+
+export async function getUser(db: Db, username: string): Promise<User> {
+  return userFromRow(await userRow(db, username));
 }
 
 export async function changePassword(db: Db, username: string, password: string): Promise<void> {
@@ -141,8 +146,7 @@ export function toPublicProfile(user: User, counts: PublicProfile['public_counts
 }
 
 export async function getPublicProfile(db: Db, username: string, baseUrl: string): Promise<PublicProfile> {
-  const row = await findUserByUsername(db, username);
-  if (!row) throw notFound(`There is no user "${username}".`);
+  const row = await userRow(db, username);
   // Kept by triggers with every write of an item (migration 0006): no counting per request.
   const counts = { posts: row.public_posts, media: row.public_media, locations: row.public_locations };
   return toPublicProfile(userFromRow(row), counts, baseUrl);
