@@ -3,14 +3,10 @@
 // time (BENCH_SECONDS per load run, BENCH_ROUNDS rounds of the page goal) and count (BENCH_POSTS
 // posts, BENCH_BATCHES batches). Numbers are printed, and recorded by hand in BENCHMARKS.md;
 // nothing here asserts them.
-import autocannon from 'autocannon';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { openDatabase } from '../src/db/database.ts';
-import { migrateToLatest } from '../src/db/migrate.ts';
+import { children, load as loadFor, log, median, migratedDb as migratedIn, start, type Load } from './harness.ts';
 import { bareInsert, openBare, pointBatch, seedPosts, seedUser } from './seed.ts';
 
 const POSTS = Number(process.env.BENCH_POSTS ?? 1_000_000);
@@ -19,50 +15,8 @@ const BATCHES = Number(process.env.BENCH_BATCHES ?? 100);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const DEPTH = Math.min(900_000, Math.floor(POSTS * 0.9));
 const work = mkdtempSync(join(tmpdir(), 'waypost-bench-'));
-const children: ChildProcess[] = [];
-
-function log(line: string) {
-  process.stdout.write(`${line}\n`);
-}
-
-/** Starts a server script in its own Node process; resolves with the JSON line it prints. */
-async function start(script: string, args: string[], env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, [join(import.meta.dirname, script), ...args], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  children.push(child);
-  const lines = createInterface({ input: child.stdout });
-  for await (const line of lines) return JSON.parse(line) as { port: number; token?: string };
-  throw new Error(`${script} exited before it was ready`);
-}
-
-async function migratedDb(name: string): Promise<string> {
-  const path = join(work, name);
-  const database = openDatabase({ sqlitePath: path });
-  await migrateToLatest(database);
-  await database.close();
-  return path;
-}
-
-interface Load {
-  rps: number;
-  p99: number;
-  non2xx: number;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-}
-
-async function load(url: string, connections: number): Promise<Load> {
-  // Warm up first (JIT, caches, connection pools), then measure.
-  await autocannon({ url, connections, duration: Math.min(3, SECONDS) });
-  const result = await autocannon({ url, connections, duration: SECONDS });
-  return { rps: result.requests.average, p99: result.latency.p99, non2xx: result.non2xx + result.errors };
-}
+const migratedDb = (name: string) => migratedIn(work, name);
+const load = (url: string, connections: number) => loadFor(url, connections, SECONDS);
 
 /** Median latency in ms of `count` sequential requests, each URL in turn, precise clock. */
 async function medians(urls: string[], count: number): Promise<number[]> {

@@ -73,3 +73,43 @@ export function bareInsert(db: SQLite.Database, userId: string, batches: PointRo
   });
   for (const points of batches) batch(points);
 }
+
+/** `count` private points, one a second, and private posts and media rows alike (no files). */
+export function seedPrivateItems(
+  db: SQLite.Database,
+  userId: string,
+  counts: { locations: number; posts: number; media: number },
+) {
+  const point = db.prepare(
+    `insert into locations (user_id, id, scope, time, created_at, lat, lon, alt, accuracy, speed, heading, source)
+     values (?, ?, 'private', ?, ?, ?, ?, 34, 5, 1.5, 90, null)`,
+  );
+  const post = db.prepare(
+    `insert into posts (user_id, id, scope, time, created_at, text, media_ids, lat, lon, source)
+     values (?, ?, 'private', ?, ?, ?, ?, 52.52, 13.405, null)`,
+  );
+  const medium = db.prepare(
+    `insert into media (user_id, id, scope, time, created_at, kind, mime_type, size, sha256, width, height, duration,
+                        lat, lon, caption, has_thumbnail, source)
+     values (?, ?, 'private', ?, ?, 'image', 'image/jpeg', 2345678, ?, 4032, 3024, null, 52.52, 13.405, ?, 1, null)`,
+  );
+  const chunk = db.transaction((start: number, end: number) => {
+    for (let i = start; i < end; i += 1) {
+      const time = BASE_TIME + i * 1000;
+      if (i < counts.locations) point.run(userId, newId(), time, time, 52.5 + (i % 997) / 1e4, 13.4 + (i % 991) / 1e4);
+      if (i < counts.posts) {
+        post.run(
+          userId,
+          newId(),
+          time,
+          time,
+          `Private note ${i}: a short note of about the length people write.`,
+          '["01JB2Q7Y8XWZ5V3K4M6N8P0R2S"]',
+        );
+      }
+      if (i < counts.media) medium.run(userId, newId(), time, time, 'ab'.repeat(32), `Photo ${i} by the lake`);
+    }
+  });
+  const total = Math.max(counts.locations, counts.posts, counts.media);
+  for (let start = 0; start < total; start += 50_000) chunk(start, Math.min(total, start + 50_000));
+}

@@ -1,11 +1,13 @@
 // A Waypost server for the benchmarks, in its own process: the SQLite database at argv[2],
 // migrated, listening on a free loopback port. With BENCH_TOKEN_USER set it also issues an
-// access token for that user (write_locations), the same way test/tokens.ts does. It prints
+// access token for that user (BENCH_TOKEN_PERMISSIONS, comma-separated; default write_locations),
+// the same way test/tokens.ts does. It prints
 // one JSON line `{port, token}` and serves until killed.
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
+import type { Permission } from '../src/oauth/permissions.ts';
 import { tokenFor } from '../test/tokens.ts';
 
 const [path, dataDir] = process.argv.slice(2);
@@ -26,9 +28,11 @@ await app.listen({ host: '127.0.0.1', port: 0 });
 const { port } = app.server.address() as { port: number };
 const userId = process.env.BENCH_TOKEN_USER;
 const token = userId
-  ? await tokenFor({ app, database, config, close: async () => {}, drop: async () => {} }, { id: userId }, [
-      'write_locations',
-    ])
+  ? await tokenFor(
+      { app, database, config, close: async () => {}, drop: async () => {} },
+      { id: userId },
+      (process.env.BENCH_TOKEN_PERMISSIONS ?? 'write_locations').split(',') as Permission[],
+    )
   : undefined;
 process.stdout.write(`${JSON.stringify({ port, token })}\n`);
 

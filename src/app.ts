@@ -22,7 +22,7 @@ import { locationsRoutes } from './locations/locations.routes.ts';
 import { mediaRoutes } from './media/media.routes.ts';
 import { postsRoutes } from './posts/posts.routes.ts';
 import { PageCache } from './items/public-pages.ts';
-import { bearerResolver } from './oauth/bearer.ts';
+import { bearerResolver, cachedBearerResolver } from './oauth/bearer.ts';
 import { housekeeping } from './oauth/housekeeping.ts';
 import { interactionRoutes } from './oauth/interaction.routes.ts';
 import { permissionsRoutes } from './oauth/permissions.routes.ts';
@@ -113,7 +113,7 @@ export async function buildApp({ config, database, logger, onJobsQueued }: AppDe
   const { db } = database;
   const provider = createProvider(config, db, app.log);
   app.decorate('oauthProvider', provider);
-  await app.register(auth, { resolve: bearerResolver(provider) });
+  await app.register(auth, { resolve: cachedBearerResolver(db, bearerResolver(provider)) });
   await app.register(providerRoutes, { provider, baseUrl: config.baseUrl });
   await app.register(interactionRoutes, { provider, db, config });
   await app.register(housekeeping, { db });

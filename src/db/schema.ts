@@ -18,6 +18,8 @@ export interface UsersTable {
   public_posts: Generated<number>;
   public_media: Generated<number>;
   public_locations: Generated<number>;
+  /** Goes up with every revocation or narrowing of the user's tokens and grants (migration 0014, triggers). */
+  auth_version: Generated<number>;
 }
 
 export interface SetupTokensTable {

@@ -6,8 +6,22 @@ import auth, { requirePermission, type Auth } from './auth.ts';
 import { handleError } from './errors.ts';
 
 const tokens: Record<string, Auth> = {
-  'reader-token': { userId: 'u1', clientId: 'c1', grantId: 'g1', permissions: new Set(['get_services']) },
-  'bare-token': { userId: 'u1', clientId: 'c1', grantId: 'g2', permissions: new Set() },
+  'reader-token': {
+    userId: 'u1',
+    clientId: 'c1',
+    grantId: 'g1',
+    permissions: new Set(['get_services']),
+    username: 'alice',
+    expiresAt: Infinity,
+  },
+  'bare-token': {
+    userId: 'u1',
+    clientId: 'c1',
+    grantId: 'g2',
+    permissions: new Set(),
+    username: 'alice',
+    expiresAt: Infinity,
+  },
 };
 
 const app = Fastify();

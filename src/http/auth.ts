@@ -15,13 +15,20 @@ import fp from 'fastify-plugin';
 import type { Permission } from '../oauth/permissions.ts';
 import { AppError } from './errors.ts';
 
-/** Who is calling, and what the token lets them do right now. */
-export interface Auth {
+/** What an access token stands for: whose it is, through which grant, and what it allows now. */
+export interface TokenGrant {
   userId: string;
   clientId: string;
   grantId: string;
   /** Effective permissions: the token's, minus any the person has since withdrawn. */
   permissions: ReadonlySet<Permission>;
+  /** When the token expires, in milliseconds since the epoch. */
+  expiresAt: number;
+}
+
+/** Who is calling, and what the token lets them do right now. */
+export interface Auth extends TokenGrant {
+  username: string;
 }
 
 /** Resolves a presented access token; undefined when it is unknown, expired or revoked. */

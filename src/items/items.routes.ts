@@ -12,7 +12,7 @@ import type { Auth } from '../http/auth.ts';
 import { badRequest } from '../http/errors.ts';
 import { problems } from '../http/schemas.ts';
 import { UsernameParams } from '../users/users.schemas.ts';
-import { nextLink, ownerById, ownerByUsername, type CollectionParams, type Page, type Scope } from './items.logic.ts';
+import { nextLink, ownerByUsername, type CollectionParams, type Page, type Scope } from './items.logic.ts';
 import type { ItemTable } from './items.repo.ts';
 import { IdParams } from './items.schemas.ts';
 import { noneMatch, pageEtag, requestKey, type BuiltPage, type PageCache, type PageVersion } from './public-pages.ts';
@@ -161,7 +161,7 @@ export function registerItemReads<Q extends CollectionParams, T>(
       },
     },
     async (request, reply) => {
-      const owner = await ownerById(db, request.auth!.userId);
+      const owner = { id: request.auth!.userId, username: request.auth!.username };
       return sendPage(request, reply, { owner, scope: 'private', query: request.query as Q, byOwner: true });
     },
   );
@@ -180,7 +180,7 @@ export function registerItemReads<Q extends CollectionParams, T>(
       },
     },
     async (request, reply) => {
-      const owner = await ownerById(db, request.auth!.userId);
+      const owner = { id: request.auth!.userId, username: request.auth!.username };
       return sendPage(request, reply, { owner, scope: 'public', query: request.query as Q, byOwner: true });
     },
   );

@@ -188,3 +188,8 @@ export async function findClientPayloads(db: Db, clientIds: string[]): Promise<M
     .execute();
   return new Map(rows.map((row) => [row.id, row.payload]));
 }
+
+/** What a cached access token is checked against on every request (migration 0014). */
+export function findAuthState(db: Db, userId: string): Promise<{ username: string; auth_version: number } | undefined> {
+  return db.selectFrom('users').select(['username', 'auth_version']).where('id', '=', userId).executeTakeFirst();
+}

@@ -1,0 +1,73 @@
+// What every benchmark script shares: servers in their own processes, loads from this one on
+// loopback, medians. Bounded in time by each caller.
+import autocannon from 'autocannon';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { openDatabase } from '../src/db/database.ts';
+import { migrateToLatest } from '../src/db/migrate.ts';
+
+export const children: ChildProcess[] = [];
+
+export function log(line: string) {
+  process.stdout.write(`${line}\n`);
+}
+
+/** Starts a server script in its own Node process; resolves with the JSON line it prints. */
+export async function start(script: string, args: string[], env: Record<string, string> = {}, nodeArgs: string[] = []) {
+  const child = spawn(process.execPath, [...nodeArgs, join(import.meta.dirname, script), ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  children.push(child);
+  const lines = createInterface({ input: child.stdout });
+  for await (const line of lines) return JSON.parse(line) as { port: number; token?: string };
+  throw new Error(`${script} exited before it was ready`);
+}
+
+export async function migratedDb(dir: string, name: string): Promise<string> {
+  const path = join(dir, name);
+  const database = openDatabase({ sqlitePath: path });
+  await migrateToLatest(database);
+  await database.close();
+  return path;
+}
+
+export interface Load {
+  rps: number;
+  p99: number;
+  non2xx: number;
+}
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+/** A load of `seconds` after a warm-up; `path` may vary per request. */
+export async function load(
+  url: string,
+  connections: number,
+  seconds: number,
+  options: { headers?: Record<string, string>; path?: () => string } = {},
+): Promise<Load> {
+  const { headers, path } = options;
+  const requests = path ? [{ setupRequest: (request: { path: string }) => ({ ...request, path: path() }) }] : undefined;
+  const run = (duration: number) =>
+    autocannon({
+      url,
+      connections,
+      duration,
+      ...(headers ? { headers } : {}),
+      ...(requests ? { requests } : {}),
+    } as autocannon.Options);
+  await run(Math.min(3, seconds));
+  const result = await run(seconds);
+  return { rps: result.requests.average, p99: result.latency.p99, non2xx: result.non2xx + result.errors };
+}
+
+/** `spread` of a list: its lowest and highest, for BENCHMARKS.md. */
+export function spread(values: number[], digits = 0): string {
+  return `${Math.min(...values).toFixed(digits)}-${Math.max(...values).toFixed(digits)}`;
+}
