@@ -120,7 +120,13 @@ describe('the cache on its own', () => {
     const owner = await createTestUser(t.database);
     calls = 0;
     clock = 1_000;
-    answer = { userId: owner.id, clientId: 'c', grantId: 'g', permissions: new Set(['get_settings']), expiresAt: 5_000 };
+    answer = {
+      userId: owner.id,
+      clientId: 'c',
+      grantId: 'g',
+      permissions: new Set(['get_settings']),
+      expiresAt: 5_000,
+    };
     const resolve = cachedBearerResolver(t.database.db, resolveCounting, { now: () => clock });
     expect((await resolve('a-token'))?.username).toBe(owner.username);
     // Resolved twice the first time: before and after reading the version.
