@@ -7,6 +7,8 @@ import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
+import { createLogger } from '../src/logger.ts';
+import { pino } from 'pino';
 import type { Permission } from '../src/oauth/permissions.ts';
 import { tokenFor } from '../test/tokens.ts';
 
@@ -18,12 +20,14 @@ const config = loadConfig({
   WAYPOST_DATA_DIR: dataDir,
   WAYPOST_BASE_URL: 'http://127.0.0.1',
   WAYPOST_SECRET_KEY: 'b2'.repeat(32),
-  WAYPOST_LOG_LEVEL: 'silent',
+  WAYPOST_LOG_LEVEL: 'info',
   // The benchmark runs the page path with and without copies of public pages.
   WAYPOST_PUBLIC_CACHE_MB: process.env.WAYPOST_PUBLIC_CACHE_MB,
   WAYPOST_PUBLIC_CACHE_REVALIDATE_MS: process.env.WAYPOST_PUBLIC_CACHE_REVALIDATE_MS,
 });
-const app = await buildApp({ config, database });
+// Logs at the default level, as a server does, written to /dev/null (stdout carries the ready line).
+const logger = createLogger(config, pino.destination({ dest: '/dev/null', sync: true }));
+const app = await buildApp({ config, database, logger });
 await app.listen({ host: '127.0.0.1', port: 0 });
 const { port } = app.server.address() as { port: number };
 const userId = process.env.BENCH_TOKEN_USER;
