@@ -1,12 +1,7 @@
 // buildApp(deps): the whole HTTP application, every plugin and feature registered explicitly
 // (no auto-loading), so a reader sees here what exists. main.ts and the tests both use it.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, {
-  LogController,
-  type FastifyBaseLogger,
-  type FastifyInstance,
-  type FastifyServerOptions,
-} from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
@@ -14,6 +9,7 @@ import auth from './http/auth.ts';
 import cors from './http/cors.ts';
 import { handleError } from './http/errors.ts';
 import { healthRoutes } from './http/health.ts';
+import { RequestLogController } from './logger.ts';
 import metrics, { type ResponseLabels } from './http/metrics.ts';
 import openapi from './http/openapi.ts';
 import plumbing, { requestId } from './http/plumbing.ts';
@@ -80,9 +76,7 @@ export async function buildApp({ config, database, logger, onJobsQueued }: AppDe
     serverFactory: serverFor(pages, (labels, seconds) => app.recordResponse(labels, seconds)),
     ...(logger ? { loggerInstance: logger } : { logger: false }),
     genReqId: requestId,
-    // One line per request, written when it is answered (below), instead of fastify's two.
-    disableRequestLogging: true,
-    logController: new LogController({ requestIdLogLabel: 'request_id' }),
+    logController: new RequestLogController({ requestIdLogLabel: 'request_id' }),
     bodyLimit: config.bodyLimit,
     trustProxy: config.trustProxy,
     // On shutdown: idle keep-alive sockets close at once, requests in flight finish.
@@ -106,13 +100,6 @@ export async function buildApp({ config, database, logger, onJobsQueued }: AppDe
       done();
     });
   }
-  app.addHook('onResponse', (request, reply, done) => {
-    request.log.info(
-      { req: request, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime },
-      'request completed',
-    );
-    done();
-  });
   app.setErrorHandler(handleError);
   await app.register(plumbing);
   await app.register(openapi, { baseUrl: config.baseUrl });

@@ -1,0 +1,48 @@
+// One log line per request, written when it is answered, carrying the request id, method,
+// masked URL, status and time (fastify's default writes two lines per request).
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createTestDatabase, testConfig, type TestDatabase } from '../../test/helpers.ts';
+import { buildApp } from '../app.ts';
+import { migrateToLatest } from '../db/migrate.ts';
+import { createLogger } from '../logger.ts';
+
+const lines: string[] = [];
+let test: TestDatabase;
+let app: Awaited<ReturnType<typeof buildApp>>;
+
+beforeAll(async () => {
+  test = await createTestDatabase();
+  await migrateToLatest(test.database);
+  const stream = new Writable({ write: (chunk, _encoding, done) => (lines.push(String(chunk)), done()) });
+  app = await buildApp({
+    config: testConfig(test.dataDir),
+    database: test.database,
+    logger: createLogger({ logLevel: 'info', logFormat: 'json' }, stream),
+  });
+  await app.ready();
+});
+afterAll(async () => {
+  await app.close();
+  await test.database.close();
+  await test.drop();
+});
+
+it('writes one line per request, when it is answered', async () => {
+  const response = await app.inject({
+    url: '/healthz?token=never-logged',
+    headers: { 'x-request-id': 'req-one-line' },
+  });
+  expect(response.statusCode).toBe(200);
+  const mine = lines
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
+    .filter((l) => l.request_id === 'req-one-line');
+  expect(mine).toHaveLength(1);
+  expect(mine[0]).toMatchObject({
+    level: 30,
+    msg: 'request completed',
+    req: { method: 'GET', url: '/healthz?token=[redacted]' },
+    res: { statusCode: 200 },
+  });
+  expect(typeof mine[0]!.responseTime).toBe('number');
+});
