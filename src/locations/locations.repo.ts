@@ -1,4 +1,5 @@
 import { sql, type Expression, type SqlBool } from 'kysely';
+import { insertManyIgnoringConflicts } from '../db/bulk.ts';
 import type { Db } from '../db/database.ts';
 import type { LocationsTable } from '../db/schema.ts';
 import { selectPage, type Audience, type PageQuery } from '../items/items.repo.ts';
@@ -28,15 +29,22 @@ export function selectLocationPage(db: Db, audience: Audience, page: PageQuery, 
   return selectPage(db, 'locations', audience, page, box ? boxFilter(box) : undefined);
 }
 
-/** Inserts a batch in one transaction; a point already stored is skipped. Returns how many were new. */
-export async function insertLocations(db: Db, rows: LocationRow[]): Promise<number> {
-  if (rows.length === 0) return 0;
-  return db.transaction().execute(async (trx) => {
-    const result = await trx
-      .insertInto('locations')
-      .values(rows)
-      .onConflict((oc) => oc.columns(['user_id', 'time', 'lat', 'lon']).doNothing())
-      .executeTakeFirst();
-    return Number(result.numInsertedOrUpdatedRows ?? 0n);
-  });
+const LOCATION_COLUMNS = [
+  'user_id',
+  'id',
+  'scope',
+  'time',
+  'created_at',
+  'lat',
+  'lon',
+  'alt',
+  'accuracy',
+  'speed',
+  'heading',
+  'source',
+] as const satisfies readonly (keyof LocationRow)[];
+
+/** Inserts a batch in one statement (atomic); a point already stored is skipped. Returns how many were new. */
+export function insertLocations(db: Db, rows: LocationRow[]): Promise<number> {
+  return insertManyIgnoringConflicts(db, 'locations', LOCATION_COLUMNS, rows, ['user_id', 'time', 'lat', 'lon']);
 }
