@@ -1,7 +1,8 @@
 // `npm run bench:requests`: what a person's own apps pay per request, beside a hand-written
 // server doing the same work on the same database (bench/baseline-server.ts), in alternating
 // rounds, and the public page built on every request beside raw node:http serving its bytes.
-// SQLite. Bounded: BENCH_SECONDS per load (default 5), BENCH_ROUNDS rounds (default 3),
+// SQLite, or PostgreSQL with BENCH_DATABASE_URL=postgres://user@host:port (a fresh database is
+// made there and dropped after). Bounded: BENCH_SECONDS per load (default 5), BENCH_ROUNDS rounds (default 3),
 // BENCH_BATCHES batches of 1000 points per round (default 20). Numbers are printed; nothing
 // here asserts them. BENCH_PROFILE=1 writes a CPU profile of the Waypost server to .tmp/.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -9,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { children, load, log, median, migratedDb, spread, start, type Load } from './harness.ts';
 import { BASE_TIME, openBare, pointBatch, seedPosts, seedPrivateItems, seedUser } from './seed.ts';
+import { freshPostgres, seedPostgres } from './seed-pg.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -17,12 +19,17 @@ const COUNTS = { locations: 200_000, posts: 100_000, media: 20_000 };
 const work = mkdtempSync(join(tmpdir(), 'waypost-bench-requests-'));
 const PERMISSIONS = 'get_private_scope,write_locations,create_post,create_service,manage_groups';
 
-const pct = (n: number) => `${(100 * n).toFixed(0)} %`;
+const POSTGRES = process.env.BENCH_DATABASE_URL;
+const cleanups: (() => Promise<void>)[] = [];
 
-async function main() {
-  log(
-    `seeding ${COUNTS.locations} points, ${COUNTS.posts} posts, ${COUNTS.media} media (private), 20000 public posts...`,
-  );
+async function seed(): Promise<{ path: string; userId: string }> {
+  if (POSTGRES) {
+    const { url, drop } = await freshPostgres(POSTGRES);
+    cleanups.push(drop);
+    const { owner } = await seedPostgres(url, COUNTS, 20_000);
+    log(`PostgreSQL: ${url}`);
+    return { path: url, userId: owner };
+  }
   const path = await migratedDb(work, 'requests.db');
   const bare = openBare(path);
   const userId = seedUser(bare, 'owner');
@@ -30,6 +37,16 @@ async function main() {
   const publicUser = seedUser(bare, 'reader');
   seedPosts(bare, publicUser, 20_000);
   bare.close();
+  return { path, userId };
+}
+
+const pct = (n: number) => `${(100 * n).toFixed(0)} %`;
+
+async function main() {
+  log(
+    `seeding ${COUNTS.locations} points, ${COUNTS.posts} posts, ${COUNTS.media} media (private), 20000 public posts...`,
+  );
+  const { path, userId } = await seed();
 
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${join(process.cwd(), '.tmp')}`] : [];
   if (profile.length) mkdirSync('.tmp', { recursive: true });
@@ -39,7 +56,7 @@ async function main() {
     { BENCH_TOKEN_USER: userId, BENCH_TOKEN_PERMISSIONS: PERMISSIONS, WAYPOST_PUBLIC_CACHE_MB: '0' },
     profile,
   );
-  const baseline = await start('baseline-server.ts', [path]);
+  const baseline = await start(POSTGRES ? 'baseline-server-pg.ts' : 'baseline-server.ts', [path]);
   const token = waypost.token!;
   const auth = { authorization: `Bearer ${token}` };
   const json = { ...auth, 'content-type': 'application/json' };
@@ -173,5 +190,6 @@ try {
 } finally {
   for (const child of children) child.kill('SIGTERM');
   await new Promise((resolve) => setTimeout(resolve, 500));
+  for (const cleanup of cleanups) await cleanup();
   rmSync(work, { recursive: true, force: true });
 }

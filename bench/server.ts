@@ -1,4 +1,4 @@
-// A Waypost server for the benchmarks, in its own process: the SQLite database at argv[2],
+// A Waypost server for the benchmarks, in its own process: the SQLite database (or PostgreSQL URL) at argv[2],
 // migrated, listening on a free loopback port. With BENCH_TOKEN_USER set it also issues an
 // access token for that user (BENCH_TOKEN_PERMISSIONS, comma-separated; default write_locations),
 // the same way test/tokens.ts does. It prints
@@ -13,8 +13,8 @@ import type { Permission } from '../src/oauth/permissions.ts';
 import { tokenFor } from '../test/tokens.ts';
 
 const [path, dataDir] = process.argv.slice(2);
-if (!path || !dataDir) throw new Error('usage: server.ts <sqlite path> <data dir>');
-const database = openDatabase({ sqlitePath: path });
+if (!path || !dataDir) throw new Error('usage: server.ts <sqlite path or postgres:// URL> <data dir>');
+const database = openDatabase(path.startsWith('postgres://') ? { url: path } : { sqlitePath: path });
 await migrateToLatest(database);
 const config = loadConfig({
   WAYPOST_DATA_DIR: dataDir,
