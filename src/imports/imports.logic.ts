@@ -118,7 +118,7 @@ export async function createImport(db: Db, input: NewImport, options: CreateImpo
   let path = input.path;
   try {
     const fields = checkFields(input);
-    const format = fields.format ?? (await detectOrRefuse(input.path));
+    const format = fields.format ?? (await detectOrRefuse(input.path, input.filename));
     const scope = fields.scope ?? (await getSettings(db, input.userId)).defaultScopes.locations;
     const size = await fileSize(input.path);
     if (input.owned) {
@@ -175,8 +175,8 @@ export async function createImport(db: Db, input: NewImport, options: CreateImpo
   }
 }
 
-async function detectOrRefuse(path: string): Promise<FormatName> {
-  const detection = await detectFile(path);
+async function detectOrRefuse(path: string, filename: string): Promise<FormatName> {
+  const detection = await detectFile(path, filename);
   if (detection.format) return detection.format;
   throw badRequest(
     `The file is not a location history this server reads: it looks like ${detection.seen}. ` +

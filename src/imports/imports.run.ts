@@ -79,6 +79,7 @@ export async function runImport(options: RunOptions, importId: string): Promise<
   };
   const errors = JSON.parse(row.errors) as ImportError[];
   let bytesRead = 0;
+  let fraction: number | undefined;
   let position = 0;
   let pending: ImportedPointRow[] = [];
   let pendingRecords = 0;
@@ -92,7 +93,7 @@ export async function runImport(options: RunOptions, importId: string): Promise<
     const at = now();
     const next = {
       ...state,
-      progress: row.size > 0 ? Math.min(1, bytesRead / row.size) : 1,
+      progress: Math.min(1, fraction ?? (row.size > 0 ? bytesRead / row.size : 1)),
       checkpoint: state.checkpoint + records,
       errors: JSON.stringify(errors),
     };
@@ -136,7 +137,12 @@ export async function runImport(options: RunOptions, importId: string): Promise<
   }
 
   const reader = readers[row.format];
-  const input = { bytes: fileBytes(row.file_path, (n) => (bytesRead += n)), name: row.filename, path: row.file_path };
+  const input = {
+    bytes: fileBytes(row.file_path, (n) => (bytesRead += n)),
+    name: row.filename,
+    path: row.file_path,
+    progress: (f: number) => (fraction = f),
+  };
   try {
     for await (const records of reader.read(input)) {
       for (const record of records) {

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestApp, countRows, createTestUser, type TestApp } from '../../test/helpers.ts';
 import { drain, importWorker, uploadImport } from '../../test/imports.ts';
 import { tokenFor } from '../../test/tokens.ts';
+import { makeZip } from '../../test/zip.ts';
 import { deleteImport } from './imports.logic.ts';
 
 let t: TestApp;
@@ -286,6 +287,10 @@ describe('POST /imports', () => {
           fc.uint8Array({ maxLength: 300 }).map((bytes) => Buffer.from(bytes)),
           fc.json().map((json) => `{"locations": [${json}`),
           fc.string({ maxLength: 200 }).map((s) => `<?xml version="1.0"?><gpx>${s}`),
+          fc.string({ maxLength: 100 }).map((s) => `time,lat,lon\n${s}`),
+          fc
+            .tuple(fc.uint8Array({ maxLength: 200 }), fc.nat(400))
+            .map(([bytes, cut]) => makeZip([{ name: 'Records.json', data: Buffer.from(bytes) }]).subarray(0, 40 + cut)),
         ),
         fc.dictionary(fc.constantFrom('format', 'scope', 'x'), fc.constantFrom('gpx', 'google-records', 'public', ''), {
           maxKeys: 2,
@@ -300,6 +305,44 @@ describe('POST /imports', () => {
     await drain(importWorker(t));
     const statuses = await t.database.db.selectFrom('imports').select('status').execute();
     expect(statuses.every((row) => row.status === 'done')).toBe(true);
+  });
+});
+
+describe('a Google Takeout zip', () => {
+  it('imports every location file inside, counted together, and lists the files it did not read', async () => {
+    const gpx = `<gpx version="1.1"><wpt lat="1.5" lon="2.5"><time>2020-02-01T00:00:00Z</time></wpt><wpt lat="1" lon="2"/></gpx>`;
+    const zip = makeZip([
+      { name: 'Takeout/archive_browser.html', data: '<html><body>Takeout</body></html>' },
+      { name: 'Takeout/Location History/Records.json', data: recordsJson(3) },
+      { name: 'Takeout/Fit/trip.gpx', data: gpx },
+    ]);
+    const response = await uploadImport(t, writer, zip, 'takeout-20240101.zip');
+    expect(response.json()).toMatchObject({ status: 'queued', format: 'zip', size: zip.length });
+    await drain(importWorker(t));
+    expect((await get(`/imports/${response.json<{ id: string }>().id}`)).json()).toMatchObject({
+      status: 'done',
+      progress: 1,
+      points_seen: 5,
+      points_stored: 4,
+      skipped: 1,
+      errors: [
+        {
+          where: 'takeout-20240101.zip: Takeout/archive_browser.html',
+          message: 'is XML whose root element is <html>, not a location file; not read',
+        },
+      ],
+    });
+    expect(await countRows(t.database, 'locations')).toBe(4);
+  });
+
+  it('refuses a zip with no location file in it', async () => {
+    const response = await uploadImport(t, writer, makeZip([{ name: 'notes.txt', data: 'hello' }]), 'x.zip');
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toMatchObject({
+      errors: [
+        { path: 'body/file', message: 'is a zip archive whose 1 files are none of the formats, not a location format' },
+      ],
+    });
   });
 });
 

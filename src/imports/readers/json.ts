@@ -4,19 +4,21 @@
 import { JSONParser } from '@streamparser/json';
 import { messageOf, withoutBom, type ImportRecord, type ReadInput } from './reader.ts';
 
-/** Turns one value found at a path into records (pushed onto `out`); `index` counts values. */
-export type OnValue = (value: unknown, out: ImportRecord[], index: number) => void;
+/**
+ * Turns one value found at a path into records (pushed onto `out`). `index` is its place in its
+ * array, `top` the top-level field the array is in (undefined for a top-level array).
+ */
+export type OnValue = (value: unknown, out: ImportRecord[], index: number, top: string | undefined) => void;
 
 export async function* jsonRecords(input: ReadInput, paths: string[], onValue: OnValue): AsyncIterable<ImportRecord[]> {
   const parser = new JSONParser({ paths, keepStack: false });
   let out: ImportRecord[] = [];
-  let index = 0;
   let failure: Error | undefined;
   let ended = false;
   let offset = 0;
-  parser.onValue = ({ value }) => {
-    onValue(value, out, index);
-    index += 1;
+  parser.onValue = ({ value, key, stack }) => {
+    const top = stack[1]?.key;
+    onValue(value, out, typeof key === 'number' ? key : 0, typeof top === 'string' ? top : undefined);
   };
   parser.onError = (error) => {
     if (!ended) failure ??= error;

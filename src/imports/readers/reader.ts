@@ -38,6 +38,8 @@ export interface ReadInput {
   name: string;
   /** The file on disk, for a format that needs to seek (zip). */
   path?: string;
+  /** A reader that does not read `bytes` in order (zip) says how far it is, 0 to 1. */
+  progress?: (fraction: number) => void;
 }
 
 export interface Reader {
@@ -141,4 +143,28 @@ export async function* text(bytes: AsyncIterable<Uint8Array>): AsyncIterable<str
 /** The message of an error a parser threw, for the import's errors. */
 export function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Looks at the first bytes (at least `bytes` of them, or all there are) without losing them:
+ * returns them and the whole stream again, from the start.
+ */
+export async function peek(
+  source: AsyncIterable<Uint8Array>,
+  bytes: number,
+): Promise<{ head: Buffer; all: AsyncIterable<Uint8Array> }> {
+  const iterator = source[Symbol.asyncIterator]();
+  const seen: Uint8Array[] = [];
+  let length = 0;
+  while (length < bytes) {
+    const next = await iterator.next();
+    if (next.done) break;
+    seen.push(next.value);
+    length += next.value.length;
+  }
+  async function* all(): AsyncIterable<Uint8Array> {
+    yield* seen;
+    for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
+  }
+  return { head: Buffer.concat(seen), all: all() };
 }
