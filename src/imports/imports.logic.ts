@@ -104,8 +104,8 @@ async function fileSize(path: string): Promise<number> {
 export interface CreateImportOptions {
   dataDir: string;
   now: number;
-  /** Set by the CLI: the job is created running, held by this worker, so no other takes it. */
-  heldBy?: { workerId: string; leaseMs: number };
+  /** Set by the CLI: the job (this id) is created running, held by this worker, so no other takes it. */
+  heldBy?: { jobId: string; workerId: string; leaseMs: number };
 }
 
 /**
@@ -152,7 +152,7 @@ export async function createImport(db: Db, input: NewImport, options: CreateImpo
       await insertImport(trx, row);
       await insertJobs(trx, [
         {
-          id: newId(),
+          id: options.heldBy?.jobId ?? newId(),
           kind: IMPORT_JOB,
           ref: id,
           payload: JSON.stringify(payload),
