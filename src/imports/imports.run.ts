@@ -7,7 +7,7 @@
 import { createReadStream } from 'node:fs';
 import { access } from 'node:fs/promises';
 import type { Database, Db } from '../db/database.ts';
-import { newId } from '../lib/ids.ts';
+import { newIds } from '../lib/ids.ts';
 import {
   findImportRow,
   insertImportedPoints,
@@ -91,6 +91,11 @@ export async function runImport(options: RunOptions, importId: string): Promise<
     pendingRecords = 0;
     if (records === 0) return;
     const at = now();
+    const ids = newIds(rows.length, at);
+    rows.forEach((row, i) => {
+      row.id = ids[i]!;
+      row.created_at = at;
+    });
     const next = {
       ...state,
       progress: Math.min(1, fraction ?? (row.size > 0 ? bytesRead / row.size : 1)),
@@ -114,10 +119,10 @@ export async function runImport(options: RunOptions, importId: string): Promise<
       state.points_seen += 1;
       pending.push({
         user_id: row.user_id,
-        id: newId(),
+        id: '', // given with the batch's ids
         scope: row.scope,
         time: record.timeMs,
-        created_at: now(),
+        created_at: 0,
         lat: record.lat,
         lon: record.lon,
         alt: record.alt,
