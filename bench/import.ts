@@ -7,7 +7,9 @@
 //   node bench/import.ts            (BENCH_IMPORT_POINTS; BENCH_IMPORT_KEEP=1 keeps the folder)
 import { createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { once } from 'node:events';
 import { openDatabase } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
@@ -17,7 +19,7 @@ import { newIds } from '../src/lib/ids.ts';
 import { createUser } from '../src/users/users.logic.ts';
 
 const POINTS = Number(process.env.BENCH_IMPORT_POINTS ?? 1_000_000);
-const dir = mkdtempSync(join(tmpdir(), 'waypost-bench-import-'));
+const dir = process.argv[3] ? dirname(process.argv[3]) : mkdtempSync(join(tmpdir(), 'waypost-bench-import-'));
 const START = Date.UTC(2015, 0, 1);
 
 /** The i-th point: a walk around Munich, one fix a minute. */
@@ -120,31 +122,55 @@ async function baselineRun() {
   return { seconds, cpuSeconds };
 }
 
-const file = join(dir, 'Records.json');
-await writeRecords(file);
-const bytes = statSync(file).size;
-const rssBefore = process.memoryUsage().rss;
-const imported = await importRun(file);
-const peakRss = process.resourceUsage().maxRSS * 1024;
-const baseline = await baselineRun();
+/** Runs this file again as `mode`, in a process of its own (so its peak RSS is its own); returns its JSON line. */
+async function inChild<T>(mode: string, file: string): Promise<T> {
+  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), mode, file], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const [code] = (await once(child, 'close')) as [number];
+  if (code !== 0) throw new Error(`${mode} exited with ${code}`);
+  return JSON.parse(output) as T;
+}
 
-const mb = (n: number) => `${(n / 1024 / 1024).toFixed(0)} MB`;
-const rate = (seconds: number) => Math.round(POINTS / seconds);
-console.log(
-  `Records.json: ${POINTS} points, ${mb(bytes)}; import ${imported.outcome}, stored ${imported.row.points_stored}`,
-);
-console.log(
-  `import (read + parse + insert): ${imported.seconds.toFixed(2)} s, ${rate(imported.seconds)} points/s, ` +
-    `${(bytes / 1024 / 1024 / imported.seconds).toFixed(1)} MB/s; CPU ${imported.cpuSeconds.toFixed(2)} s ` +
-    `(${rate(imported.cpuSeconds)} points per CPU second); peak RSS ${mb(peakRss)} (${mb(rssBefore)} before)`,
-);
-console.log(
-  `baseline (bare better-sqlite3 insert): ${baseline.seconds.toFixed(2)} s, ${rate(baseline.seconds)} points/s; ` +
-    `CPU ${baseline.cpuSeconds.toFixed(2)} s (${rate(baseline.cpuSeconds)} points per CPU second)`,
-);
-console.log(
-  `import at ${Math.round((100 * baseline.seconds) / imported.seconds)} % of the baseline; ` +
-    `goals: >= 100000 points/s (${rate(imported.seconds) >= 100_000 ? 'met' : 'NOT met'}), ` +
-    `peak RSS < 300 MB (${peakRss < 300 * 1024 * 1024 ? 'met' : 'NOT met'})`,
-);
-if (process.env.BENCH_IMPORT_KEEP !== '1') rmSync(dir, { recursive: true, force: true });
+const peakRss = () => process.resourceUsage().maxRSS * 1024;
+const [mode, given] = process.argv.slice(2);
+if (mode === '--import') {
+  const rssBefore = process.memoryUsage().rss;
+  const result = await importRun(given!);
+  console.log(JSON.stringify({ ...result, rssBefore, peakRss: peakRss() }));
+} else if (mode === '--baseline') {
+  console.log(JSON.stringify({ ...(await baselineRun()), peakRss: peakRss() }));
+} else {
+  const file = join(dir, 'Records.json');
+  await writeRecords(file);
+  const bytes = statSync(file).size;
+  const imported = await inChild<Awaited<ReturnType<typeof importRun>> & { rssBefore: number; peakRss: number }>(
+    '--import',
+    file,
+  );
+  const baseline = await inChild<Awaited<ReturnType<typeof baselineRun>> & { peakRss: number }>('--baseline', file);
+
+  const mb = (n: number) => `${(n / 1024 / 1024).toFixed(0)} MB`;
+  const rate = (seconds: number) => Math.round(POINTS / seconds);
+  console.log(
+    `Records.json: ${POINTS} points, ${mb(bytes)}; import ${imported.outcome}, stored ${imported.row.points_stored}`,
+  );
+  console.log(
+    `import (read + parse + insert): ${imported.seconds.toFixed(2)} s, ${rate(imported.seconds)} points/s, ` +
+      `${(bytes / 1024 / 1024 / imported.seconds).toFixed(1)} MB/s; CPU ${imported.cpuSeconds.toFixed(2)} s ` +
+      `(${rate(imported.cpuSeconds)} points per CPU second); peak RSS ${mb(imported.peakRss)} (${mb(imported.rssBefore)} at the start)`,
+  );
+  console.log(
+    `baseline (bare better-sqlite3 insert): ${baseline.seconds.toFixed(2)} s, ${rate(baseline.seconds)} points/s; ` +
+      `CPU ${baseline.cpuSeconds.toFixed(2)} s (${rate(baseline.cpuSeconds)} points per CPU second); peak RSS ${mb(baseline.peakRss)}`,
+  );
+  console.log(
+    `import at ${Math.round((100 * baseline.seconds) / imported.seconds)} % of the baseline's wall time rate, ` +
+      `${Math.round((100 * baseline.cpuSeconds) / imported.cpuSeconds)} % of its CPU rate; ` +
+      `goals: >= 100000 points/s (${rate(imported.seconds) >= 100_000 ? 'met' : 'NOT met'}), ` +
+      `peak RSS < 300 MB (${imported.peakRss < 300 * 1024 * 1024 ? 'met' : 'NOT met'})`,
+  );
+  if (process.env.BENCH_IMPORT_KEEP !== '1') rmSync(dir, { recursive: true, force: true });
+}

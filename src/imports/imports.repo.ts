@@ -4,7 +4,6 @@ import type { Db } from '../db/database.ts';
 import type { ImportsTable, LocationsTable } from '../db/schema.ts';
 
 export type ImportRow = ImportsTable;
-export type ImportedPointRow = Required<LocationsTable>;
 
 export async function insertImport(db: Db, row: ImportRow): Promise<void> {
   await db.insertInto('imports').values(row).execute();
@@ -94,25 +93,66 @@ export async function deleteImportedPoints(db: Db, userId: string, importId: str
   return Number(result.numDeletedRows);
 }
 
-const COLUMNS = [
-  'user_id',
-  'id',
-  'scope',
-  'time',
-  'created_at',
-  'lat',
-  'lon',
-  'alt',
-  'accuracy',
-  'speed',
-  'heading',
-  'source',
-  'import_id',
-] as const satisfies readonly (keyof ImportedPointRow)[];
+/** Points of one batch, column by column (null as NaN), in arrays reused batch after batch. */
+export class PointBatch {
+  length = 0;
+  readonly time: Float64Array;
+  readonly lat: Float64Array;
+  readonly lon: Float64Array;
+  readonly alt: Float64Array;
+  readonly accuracy: Float64Array;
+  readonly speed: Float64Array;
+  readonly heading: Float64Array;
+
+  constructor(capacity: number) {
+    [this.time, this.lat, this.lon, this.alt, this.accuracy, this.speed, this.heading] = Array.from(
+      { length: 7 },
+      () => new Float64Array(capacity),
+    ) as [Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array];
+  }
+
+  push(p: PointLike): void {
+    const i = this.length++;
+    this.time[i] = p.timeMs;
+    this.lat[i] = p.lat;
+    this.lon[i] = p.lon;
+    this.alt[i] = p.alt ?? NaN;
+    this.accuracy[i] = p.accuracy ?? NaN;
+    this.speed[i] = p.speed ?? NaN;
+    this.heading[i] = p.heading ?? NaN;
+  }
+
+  clear(): void {
+    this.length = 0;
+  }
+}
+
+/** A point as a reader yields it (time in milliseconds). */
+export interface PointLike {
+  timeMs: number;
+  lat: number;
+  lon: number;
+  alt: number | null;
+  accuracy: number | null;
+  speed: number | null;
+  heading: number | null;
+}
+
+/** What every point of a batch shares. */
+export interface BatchOwner {
+  user_id: string;
+  scope: LocationsTable['scope'];
+  import_id: string;
+  created_at: number;
+}
+
+const orNull = (value: number | undefined) => (value === undefined || Number.isNaN(value) ? null : value);
 
 // The unique index on (user_id, time, lat, lon) drops a point that is already stored, whoever
 // stored it; that point keeps its origin, so undoing this import leaves it.
-const INSERT_SQL = `insert into locations (${COLUMNS.join(', ')}) values (${COLUMNS.map(() => '?').join(', ')})
+const INSERT_SQL = `insert into locations
+  (user_id, scope, import_id, created_at, id, time, lat, lon, alt, accuracy, speed, heading, source)
+  values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, null)
   on conflict (user_id, time, lat, lon) do nothing`;
 const statements = new WeakMap<SQLite.Database, SQLite.Statement>();
 
@@ -120,15 +160,19 @@ const statements = new WeakMap<SQLite.Database, SQLite.Statement>();
 const PG_ROWS_PER_STATEMENT = 1000;
 
 /**
- * Inserts imported points inside the caller's transaction; returns how many were new. On SQLite
- * one prepared statement runs per row on the transaction's connection (`sqlite`, which the
- * transaction holds): much faster than one statement with thousands of parameters built anew.
+ * Inserts a batch of imported points (ids given) inside the caller's transaction; returns how
+ * many were new. On SQLite one prepared statement runs per row on the transaction's connection
+ * (`sqlite`, which the transaction holds): much faster than one statement with thousands of
+ * parameters built anew.
  */
 export async function insertImportedPoints(
   trx: Db,
   sqlite: SQLite.Database | undefined,
-  rows: readonly ImportedPointRow[],
+  owner: BatchOwner,
+  batch: PointBatch,
+  ids: readonly string[],
 ): Promise<number> {
+  const { user_id, scope, import_id, created_at } = owner;
   if (sqlite) {
     let statement = statements.get(sqlite);
     if (!statement) {
@@ -136,30 +180,47 @@ export async function insertImportedPoints(
       statements.set(sqlite, statement);
     }
     let inserted = 0;
-    for (const row of rows) {
+    for (let i = 0; i < batch.length; i++) {
       inserted += statement.run(
-        row.user_id,
-        row.id,
-        row.scope,
-        row.time,
-        row.created_at,
-        row.lat,
-        row.lon,
-        row.alt,
-        row.accuracy,
-        row.speed,
-        row.heading,
-        row.source,
-        row.import_id,
+        user_id,
+        scope,
+        import_id,
+        created_at,
+        ids[i],
+        batch.time[i],
+        batch.lat[i],
+        batch.lon[i],
+        orNull(batch.alt[i]),
+        orNull(batch.accuracy[i]),
+        orNull(batch.speed[i]),
+        orNull(batch.heading[i]),
       ).changes;
     }
     return inserted;
   }
   let inserted = 0;
-  for (let start = 0; start < rows.length; start += PG_ROWS_PER_STATEMENT) {
+  for (let start = 0; start < batch.length; start += PG_ROWS_PER_STATEMENT) {
+    const rows: LocationsTable[] = [];
+    for (let i = start; i < Math.min(batch.length, start + PG_ROWS_PER_STATEMENT); i++) {
+      rows.push({
+        user_id,
+        id: ids[i]!,
+        scope,
+        time: batch.time[i]!,
+        created_at,
+        lat: batch.lat[i]!,
+        lon: batch.lon[i]!,
+        alt: orNull(batch.alt[i]),
+        accuracy: orNull(batch.accuracy[i]),
+        speed: orNull(batch.speed[i]),
+        heading: orNull(batch.heading[i]),
+        source: null,
+        import_id,
+      });
+    }
     const result = await trx
       .insertInto('locations')
-      .values(rows.slice(start, start + PG_ROWS_PER_STATEMENT))
+      .values(rows)
       .onConflict((oc) => oc.columns(['user_id', 'time', 'lat', 'lon']).doNothing())
       .executeTakeFirst();
     inserted += Number(result.numInsertedOrUpdatedRows ?? 0n);

@@ -13,7 +13,7 @@ import {
   insertImportedPoints,
   saveProgress,
   startImportRow,
-  type ImportedPointRow,
+  PointBatch,
   type ImportRow,
 } from './imports.repo.ts';
 import { isFormat, readers } from './readers/index.ts';
@@ -81,21 +81,18 @@ export async function runImport(options: RunOptions, importId: string): Promise<
   let bytesRead = 0;
   let fraction: number | undefined;
   let position = 0;
-  let pending: ImportedPointRow[] = [];
+  // The batch's points in arrays made once: no object per point outlives its record, so a
+  // long import leaves the garbage collector little to move and memory stays flat.
+  const pending = new PointBatch(batchRecords);
   let pendingRecords = 0;
+  const owner = { user_id: row.user_id, scope: row.scope, import_id: importId };
 
   async function commit(): Promise<void> {
-    const rows = pending;
     const records = pendingRecords;
-    pending = [];
     pendingRecords = 0;
     if (records === 0) return;
     const at = now();
-    const ids = newIds(rows.length, at);
-    rows.forEach((row, i) => {
-      row.id = ids[i]!;
-      row.created_at = at;
-    });
+    const count = pending.length;
     const next = {
       ...state,
       progress: Math.min(1, fraction ?? (row.size > 0 ? bytesRead / row.size : 1)),
@@ -104,11 +101,18 @@ export async function runImport(options: RunOptions, importId: string): Promise<
     };
     await db.transaction().execute(async (trx) => {
       if (options.renewLease && !(await options.renewLease(trx))) throw new Stopped();
-      const stored = await insertImportedPoints(trx, database.sqlite, rows);
+      const stored = await insertImportedPoints(
+        trx,
+        database.sqlite,
+        { ...owner, created_at: at },
+        pending,
+        newIds(count, at),
+      );
       next.points_stored += stored;
-      next.duplicates += rows.length - stored;
+      next.duplicates += count - stored;
       if (!(await saveProgress(trx, importId, next, at))) throw new Stopped();
     });
+    pending.clear();
     Object.assign(state, next);
     await options.onBatch?.({ ...row, ...next, status: 'running', updated_at: at });
   }
@@ -117,21 +121,7 @@ export async function runImport(options: RunOptions, importId: string): Promise<
     pendingRecords += 1;
     if (record.kind === 'point') {
       state.points_seen += 1;
-      pending.push({
-        user_id: row.user_id,
-        id: '', // given with the batch's ids
-        scope: row.scope,
-        time: record.timeMs,
-        created_at: 0,
-        lat: record.lat,
-        lon: record.lon,
-        alt: record.alt,
-        accuracy: record.accuracy,
-        speed: record.speed,
-        heading: record.heading,
-        source: null,
-        import_id: importId,
-      });
+      pending.push(record);
       return;
     }
     if (record.kind === 'skip') state.points_seen += 1;
