@@ -13,6 +13,7 @@ import { RequestLogController } from './logger.ts';
 import metrics, { type ResponseLabels } from './http/metrics.ts';
 import openapi from './http/openapi.ts';
 import plumbing, { requestId } from './http/plumbing.ts';
+import { importsRoutes } from './imports/imports.routes.ts';
 import { infoRoutes } from './info/info.routes.ts';
 import { locationsRoutes } from './locations/locations.routes.ts';
 import { mediaRoutes } from './media/media.routes.ts';
@@ -127,6 +128,7 @@ export async function buildApp({ config, database, logger, onJobsQueued }: AppDe
   });
   await app.register(mediaRoutes, { db, config, pages });
   await app.register(locationsRoutes, { db, baseUrl: config.baseUrl, pages });
+  await app.register(importsRoutes, { db, config, onJobsQueued });
   await app.register(servicesRoutes, { db, secretsKey: secretsKey(config.secretKey) });
   await app.register(settingsRoutes, { db });
   await app.register(viewsRoutes, { db, baseUrl: config.baseUrl });

@@ -1,5 +1,6 @@
 // The `waypost` command: serve (default), worker, migrate, user, client.
 import { clientCommand } from './cli/clients.cli.ts';
+import { importCommand } from './cli/imports.cli.ts';
 import { userCommand } from './cli/users.cli.ts';
 import { stdio, UsageError } from './cli/output.ts';
 import { ConfigError, loadConfig } from './config.ts';
@@ -14,6 +15,7 @@ const USAGE = `usage: waypost <command>
   migrate            bring the database schema up to date, then exit
   user ...           add, list, passwd, delete accounts (waypost user for details)
   client ...         add, list, delete OAuth clients (waypost client for details)
+  import ...         import location history files: import --user <name> <file>...
 
 Configuration comes from the environment; see the README.`;
 
@@ -48,6 +50,11 @@ async function main(argv: string[]): Promise<number> {
         await migrateToLatest(database);
         await clientCommand(database.db, config, args, stdio);
         return 0;
+      case 'import': {
+        await migrateToLatest(database);
+        const progress = process.stdout.isTTY ? process.stdout : undefined;
+        return (await importCommand(database, config, args, stdio, { progress })) ? 0 : 1;
+      }
       default:
         throw new UsageError(USAGE);
     }

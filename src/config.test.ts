@@ -31,6 +31,7 @@ describe('loadConfig', () => {
       registrationOpen: false,
       bodyLimit: 1024 * 1024,
       uploadLimit: 100 * 1024 * 1024,
+      importLimit: 4 * 1024 * 1024 * 1024,
       trustProxy: false,
       accessTokenTtl: 3600,
       clientRegistrationOpen: true,

@@ -45,6 +45,9 @@ export interface Config {
   bodyLimit: number;
   /** Largest media file in bytes for `POST /media`. `WAYPOST_UPLOAD_LIMIT`, default 100 MiB. */
   uploadLimit: number;
+  /** Largest file in bytes for `POST /imports` (location history, docs/imports.md). `WAYPOST_IMPORT_LIMIT`,
+   * default 4 GiB: a Google Takeout of years runs to gigabytes, and imports are streamed, never held in memory. */
+  importLimit: number;
   /** Memory for copies of public collection pages read without a token, in bytes
    * (src/items/public-pages.ts). `WAYPOST_PUBLIC_CACHE_MB`, default 64; 0 keeps no copies
    * (ETags and 304 still work). Per process. */
@@ -222,6 +225,7 @@ export function loadConfig(env: Env = process.env): Config {
     registrationOpen: oneOf(env, 'WAYPOST_REGISTRATION', ['open', 'closed'], 'closed') === 'open',
     bodyLimit: integer(env, 'WAYPOST_BODY_LIMIT', 1024 * 1024, 1024, 1024 * 1024 * 1024),
     uploadLimit: integer(env, 'WAYPOST_UPLOAD_LIMIT', 100 * 1024 * 1024, 1, 64 * 1024 * 1024 * 1024),
+    importLimit: integer(env, 'WAYPOST_IMPORT_LIMIT', 4 * 1024 * 1024 * 1024, 1, 1024 * 1024 * 1024 * 1024),
     publicCacheBytes: integer(env, 'WAYPOST_PUBLIC_CACHE_MB', 64, 0, 65_536) * 1024 * 1024,
     publicCacheRevalidateMs: integer(env, 'WAYPOST_PUBLIC_CACHE_REVALIDATE_MS', 1000, 0, 60_000),
     trustProxy: boolean(env, 'WAYPOST_TRUST_PROXY', false),

@@ -11,6 +11,11 @@ export type DialectName = 'sqlite' | 'postgres';
 export interface Database {
   db: Db;
   dialect: DialectName;
+  /**
+   * SQLite only: the connection itself, for a hot path that runs one prepared statement many
+   * times (imports). Use it only inside a Kysely transaction, which holds the connection.
+   */
+  sqlite?: SQLite.Database;
   /** Resolves when the database answers a trivial query; rejects otherwise. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -41,7 +46,8 @@ function openSqlite(path: string): Database {
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  return wrap(new Kysely<Tables>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) }), 'sqlite');
+  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  return { ...wrap(db, 'sqlite'), sqlite };
 }
 
 /**

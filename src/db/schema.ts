@@ -72,6 +72,8 @@ export interface LocationsTable extends ItemColumns {
   speed: number | null;
   heading: number | null;
   source: string | null;
+  /** The import that stored the point (migration 0011); null for points from anywhere else. */
+  import_id?: string | null;
 }
 
 export interface UserSettingsTable {
@@ -198,6 +200,31 @@ export interface IdempotencyKeysTable {
   expires_at: number;
 }
 
+export interface ImportsTable {
+  id: string;
+  user_id: string;
+  status: 'queued' | 'running' | 'done' | 'failed' | 'cancelled';
+  format: string;
+  filename: string;
+  size: number;
+  scope: ScopeValue;
+  file_path: string;
+  /** 1 when the file is our copy in the data folder (deleted with the import), 0 for an operator's file. */
+  file_owned: number;
+  progress: number;
+  points_seen: number;
+  points_stored: number;
+  duplicates: number;
+  skipped: number;
+  checkpoint: number;
+  /** JSON array of {where, message}, at most 100. */
+  errors: string;
+  created_at: number;
+  started_at: number | null;
+  finished_at: number | null;
+  updated_at: number;
+}
+
 export interface Tables {
   users: UsersTable;
   setup_tokens: SetupTokensTable;
@@ -215,4 +242,5 @@ export interface Tables {
   deliveries: DeliveriesTable;
   jobs: JobsTable;
   idempotency_keys: IdempotencyKeysTable;
+  imports: ImportsTable;
 }

@@ -70,6 +70,23 @@ export async function finishJob(
   return result.numUpdatedRows > 0n;
 }
 
+/** Moves the end of the lease of a job this worker still holds; false when it holds it no longer. */
+export async function extendLease(
+  db: Db,
+  job: { id: string; workerId: string },
+  lockedUntil: number,
+  now: number,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('jobs')
+    .set({ locked_until: lockedUntil, updated_at: now })
+    .where('id', '=', job.id)
+    .where('status', '=', 'running')
+    .where('locked_by', '=', job.workerId)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
 /** Puts a job this worker holds back in the queue, due at `runAt`. */
 export async function requeueJob(
   db: Db,

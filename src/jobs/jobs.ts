@@ -1,6 +1,7 @@
 // The worker as the server and `waypost worker` run it: configuration in, handlers wired.
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
+import { IMPORT_JOB, importHandler } from '../imports/imports.job.ts';
 import { createOutbound, type Outbound } from '../lib/ssrf.ts';
 import { deliveryHandler } from '../services/deliveries.job.ts';
 import { DELIVERY_JOB } from '../services/deliveries.logic.ts';
@@ -36,6 +37,7 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
     dialect: database.dialect,
     handlers: {
       [DELIVERY_JOB]: deliveryHandler({ db: database.db, outbound, secretsKey: secretsKey(config.secretKey), now }),
+      [IMPORT_JOB]: importHandler({ database, now }),
     },
     // SQLite takes one writer at a time; more workers there would only wait on each other.
     concurrency: config.workerConcurrency,

@@ -5,7 +5,7 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { Db, DialectName } from '../db/database.ts';
-import { claimJobs, finishJob, requeueJob, type JobRow } from './jobs.repo.ts';
+import { claimJobs, extendLease, finishJob, requeueJob, type JobRow } from './jobs.repo.ts';
 import { retryDelayMs, type RetryPolicy } from './retry.ts';
 
 /** A claimed job, as a handler sees it. */
@@ -17,6 +17,13 @@ export interface Job {
   /** This attempt's number, 1-based. */
   attempt: number;
   maxAttempts: number;
+  /**
+   * Extends this worker's lease by the lease time, for a job that runs longer than one lease
+   * (an import). False when the lease was lost (taken by another worker, or cancelled): the
+   * handler should stop, as someone else owns the job now. Given a transaction, the renewal is
+   * part of it: work committed with it was done by the job's holder.
+   */
+  renewLease(trx?: Db): Promise<boolean>;
 }
 
 /**
@@ -79,6 +86,7 @@ export function createWorker(options: WorkerOptions): Worker {
       payload: JSON.parse(row.payload) as unknown,
       attempt: row.attempts,
       maxAttempts: row.max_attempts,
+      renewLease: (trx = db) => extendLease(trx, { id: row.id, workerId: id }, now() + leaseMs, now()),
     };
   }
 

@@ -9,7 +9,8 @@ import { writeTemp, type Storage, type TempFile } from './media.storage.ts';
 
 const FIELDS = new Set(['scope', 'caption']);
 
-function translate(error: unknown, limit: number): unknown {
+/** A multipart error as the problem the client gets (413 over `limit`, 415, 400). */
+export function multipartError(error: unknown, limit: number): unknown {
   const code = (error as { code?: string } | null)?.code;
   if (code === 'FST_REQ_FILE_TOO_LARGE') {
     return new AppError(413, 'payload_too_large', `The file is larger than the upload limit of ${limit} bytes.`);
@@ -48,7 +49,7 @@ export async function receiveUpload(request: FastifyRequest, storage: Storage, l
     }
   } catch (error) {
     if (file) await rm(file.path, { force: true });
-    throw translate(error, limit);
+    throw multipartError(error, limit);
   }
   if (!file) throw badRequest('The upload has no file: send it in a part named "file".');
   return { file, scope: fields.scope, caption: fields.caption };

@@ -1,0 +1,113 @@
+// /imports: location history files brought in once, read by the job queue (docs/imports.md).
+// Every route needs `write_locations`: an import writes locations, and reading the imports
+// shows what was written, which is the writer's business.
+import multipart from '@fastify/multipart';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import type { Config } from '../config.ts';
+import type { Db } from '../db/database.ts';
+import { problems } from '../http/schemas.ts';
+import { nowMs } from '../lib/time.ts';
+import { createImport, deleteImport, getImport, importsDir, listImports } from './imports.logic.ts';
+import { ImportParams, ImportSchema } from './imports.schemas.ts';
+import { receiveImportUpload } from './imports.upload.ts';
+import { FORMATS } from './readers/index.ts';
+
+export interface ImportsRoutesOptions {
+  db: Db;
+  config: Config;
+  /** Wakes an in-process worker when an import was queued. */
+  onJobsQueued?: (() => void) | undefined;
+}
+
+const tags = ['imports'];
+
+export async function importsRoutes(fastify: FastifyInstance, { db, config, onJobsQueued }: ImportsRoutesOptions) {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  app.addSchema(ImportSchema);
+  const dir = importsDir(config.dataDir);
+  const limit = config.importLimit;
+  await app.register(multipart, {
+    limits: { fileSize: limit, files: 1, fields: 4, fieldSize: 1024, parts: 6, headerPairs: 100 },
+  });
+  const userId = (request: { auth: { userId: string } | undefined }) => request.auth?.userId ?? '';
+
+  app.post(
+    '/imports',
+    {
+      config: { permission: 'write_locations' },
+      schema: {
+        summary: 'Import a location history file',
+        description:
+          'multipart/form-data with one part `file` and optional fields `format` ' +
+          `(${FORMATS.map((f) => `\`${f}\``).join(', ')}; detected from the content when absent) and \`scope\` ` +
+          "(`public` or `private`; default from the owner's settings). The file is stored, then read by the job " +
+          'queue: 202 with `Location: /imports/<id>` and the import, which GET shows as it goes. A file in none of ' +
+          `the formats is 400, saying what it looks like; one over the import limit (WAYPOST_IMPORT_LIMIT) is 413.`,
+        tags,
+        consumes: ['multipart/form-data'],
+        response: { 202: { ...Type.Ref('Import'), description: 'Queued.' }, ...problems(400, 401, 413, 415) },
+      },
+    },
+    async (request, reply) => {
+      const upload = await receiveImportUpload(request, dir, limit);
+      const created = await createImport(
+        db,
+        { userId: userId(request), path: upload.path, owned: true, filename: upload.filename, ...upload.fields },
+        { dataDir: config.dataDir, now: nowMs() },
+      );
+      onJobsQueued?.();
+      return reply.code(202).header('location', `/imports/${created.id}`).send(created);
+    },
+  );
+
+  app.get(
+    '/imports',
+    {
+      config: { permission: 'write_locations' },
+      schema: {
+        summary: 'Your imports',
+        description: 'Every import of yours, newest first.',
+        tags,
+        response: { 200: Type.Array(Type.Ref('Import')), ...problems(401) },
+      },
+    },
+    async (request) => listImports(db, userId(request)),
+  );
+
+  app.get(
+    '/imports/:id',
+    {
+      config: { permission: 'write_locations' },
+      schema: {
+        summary: 'One import',
+        description: "Its state and counters as the job updates them. Another person's import is 404.",
+        tags,
+        params: ImportParams,
+        response: { 200: Type.Ref('Import'), ...problems(400, 401, 404) },
+      },
+    },
+    async (request) => getImport(db, userId(request), request.params.id),
+  );
+
+  app.delete(
+    '/imports/:id',
+    {
+      config: { permission: 'write_locations' },
+      schema: {
+        summary: 'Cancel or undo an import',
+        description:
+          'Cancels a queued or running import, deletes every point it stored (a point that was already stored ' +
+          'before, by anything else, stays) and the uploaded file, then the import itself. 204.',
+        tags,
+        params: ImportParams,
+        response: { 204: { description: 'Deleted.', type: 'null' }, ...problems(400, 401, 404) },
+      },
+    },
+    async (request, reply) => {
+      await deleteImport(db, userId(request), request.params.id, nowMs());
+      return reply.code(204).send(null);
+    },
+  );
+}

@@ -1,0 +1,156 @@
+// Running one import: the file read as a stream by its format's reader, points stored in
+// batches, each batch committed together with the import's counters and a checkpoint (how many
+// records are done). A run that stops anywhere (a killed worker, a lost lease) is restarted by
+// the queue: it skips the checkpointed records and goes on, and the unique index on
+// (user_id, time, lat, lon) keeps any point from being stored twice. Between batches the run
+// checks that the import is still running (DELETE cancels it) and keeps its job's lease.
+import { createReadStream } from 'node:fs';
+import { access } from 'node:fs/promises';
+import type { Database, Db } from '../db/database.ts';
+import { newIds } from '../lib/ids.ts';
+import {
+  findImportRow,
+  insertImportedPoints,
+  saveProgress,
+  startImportRow,
+  PointBatch,
+  type ImportRow,
+} from './imports.repo.ts';
+import { isFormat, readers } from './readers/index.ts';
+import type { ImportRecord } from './readers/reader.ts';
+
+/** Errors kept on an import (the first ones). */
+export const MAX_ERRORS = 100;
+/** Records per committed batch. */
+export const BATCH_RECORDS = 2000;
+
+export interface ImportError {
+  where: string;
+  message: string;
+}
+
+export interface RunOptions {
+  database: Database;
+  now?: () => number;
+  batchRecords?: number;
+  /** Renews the job's lease inside a batch's transaction; false: another worker owns the import now. */
+  renewLease?: (trx: Db) => Promise<boolean>;
+  /** After each committed batch (the CLI's progress line; tests stop a run here). */
+  onBatch?: (row: ImportRow) => void | Promise<void>;
+}
+
+export type RunOutcome = 'done' | 'cancelled';
+
+/** Thrown when the import stopped being ours mid-run; the batch in hand was rolled back. */
+class Stopped extends Error {}
+
+/** An error another attempt cannot fix. */
+function permanent(message: string): Error {
+  return Object.assign(new Error(message), { permanent: true });
+}
+
+async function* fileBytes(path: string, onBytes: (n: number) => void): AsyncIterable<Uint8Array> {
+  for await (const chunk of createReadStream(path, { highWaterMark: 256 * 1024 }) as AsyncIterable<Buffer>) {
+    onBytes(chunk.length);
+    yield chunk;
+  }
+}
+
+export async function runImport(options: RunOptions, importId: string): Promise<RunOutcome> {
+  const { database } = options;
+  const { db } = database;
+  const now = options.now ?? Date.now;
+  const batchRecords = options.batchRecords ?? BATCH_RECORDS;
+  const first = await findImportRow(db, importId);
+  if (!first || !(await startImportRow(db, importId, now()))) return 'cancelled';
+  const row = (await findImportRow(db, importId))!;
+  if (!isFormat(row.format)) throw permanent(`unknown format ${row.format}`);
+  await access(row.file_path).catch(() => {
+    throw permanent('the uploaded file is gone');
+  });
+
+  const state = {
+    progress: row.progress,
+    points_seen: row.points_seen,
+    points_stored: row.points_stored,
+    duplicates: row.duplicates,
+    skipped: row.skipped,
+    checkpoint: row.checkpoint,
+  };
+  const errors = JSON.parse(row.errors) as ImportError[];
+  let bytesRead = 0;
+  let fraction: number | undefined;
+  let position = 0;
+  // The batch's points in arrays made once: no object per point outlives its record, so a
+  // long import leaves the garbage collector little to move and memory stays flat.
+  const pending = new PointBatch(batchRecords);
+  let pendingRecords = 0;
+  const owner = { user_id: row.user_id, scope: row.scope, import_id: importId };
+
+  async function commit(): Promise<void> {
+    const records = pendingRecords;
+    pendingRecords = 0;
+    if (records === 0) return;
+    const at = now();
+    const count = pending.length;
+    const next = {
+      ...state,
+      progress: Math.min(1, fraction ?? (row.size > 0 ? bytesRead / row.size : 1)),
+      checkpoint: state.checkpoint + records,
+      errors: JSON.stringify(errors),
+    };
+    await db.transaction().execute(async (trx) => {
+      if (options.renewLease && !(await options.renewLease(trx))) throw new Stopped();
+      const stored = await insertImportedPoints(
+        trx,
+        database.sqlite,
+        { ...owner, created_at: at },
+        pending,
+        newIds(count, at),
+      );
+      next.points_stored += stored;
+      next.duplicates += count - stored;
+      if (!(await saveProgress(trx, importId, next, at))) throw new Stopped();
+    });
+    pending.clear();
+    Object.assign(state, next);
+    await options.onBatch?.({ ...row, ...next, status: 'running', updated_at: at });
+  }
+
+  function take(record: ImportRecord): void {
+    pendingRecords += 1;
+    if (record.kind === 'point') {
+      state.points_seen += 1;
+      pending.push(record);
+      return;
+    }
+    if (record.kind === 'skip') state.points_seen += 1;
+    if (record.kind === 'skip') state.skipped += 1;
+    if (record.message !== undefined && errors.length < MAX_ERRORS) {
+      errors.push({ where: record.where ?? row.filename, message: record.message });
+    }
+  }
+
+  const reader = readers[row.format];
+  const input = {
+    bytes: fileBytes(row.file_path, (n) => (bytesRead += n)),
+    name: row.filename,
+    path: row.file_path,
+    progress: (f: number) => (fraction = f),
+  };
+  try {
+    for await (const records of reader.read(input)) {
+      for (const record of records) {
+        // Records up to the checkpoint were committed by an earlier run.
+        if (position++ < row.checkpoint) continue;
+        take(record);
+        if (pendingRecords >= batchRecords) await commit();
+      }
+    }
+    await commit();
+  } catch (error) {
+    if (error instanceof Stopped) return 'cancelled';
+    throw error;
+  }
+  return 'done';
+}

@@ -1,0 +1,35 @@
+import { Type } from 'typebox';
+
+const count = (description: string) => Type.Integer({ minimum: 0, description });
+const seconds = (description: string) => Type.Union([Type.Number(), Type.Null()], { description });
+
+export const ImportSchema = Type.Object(
+  {
+    id: Type.String(),
+    status: Type.Union(
+      ['queued', 'running', 'done', 'failed', 'cancelled'].map((s) => Type.Literal(s)),
+      {
+        description:
+          '`done` also when the file had bad records or ended early (see `errors`); `failed` when the import ' +
+          'could not go on (what it stored stays until the import is deleted); `cancelled` while a DELETE removes it.',
+      },
+    ),
+    format: Type.String({ description: 'The format read: given in the upload, or detected from the content.' }),
+    filename: Type.String(),
+    size: Type.Integer({ minimum: 0, description: 'Bytes uploaded.' }),
+    progress: Type.Number({ minimum: 0, maximum: 1, description: 'The part of the file read, 0 to 1.' }),
+    points_seen: count('Points read: points_stored + duplicates + skipped.'),
+    points_stored: count('Points stored by this import.'),
+    duplicates: count('Points already stored (the same time, latitude and longitude), not stored again.'),
+    skipped: count('Points that could not be stored: no time, no valid coordinates.'),
+    errors: Type.Array(Type.Object({ where: Type.String(), message: Type.String() }), {
+      description: 'The first 100 problems: skipped points, a file that ends early, files in a zip not read.',
+    }),
+    created_at: Type.Number({ description: 'Unix epoch seconds.' }),
+    started_at: seconds('When the import began to run; null while queued.'),
+    finished_at: seconds('When it ended; null until then.'),
+  },
+  { $id: 'Import', description: 'A file of location history brought in once (docs/imports.md).' },
+);
+
+export const ImportParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
