@@ -8,7 +8,7 @@ import { msToSeconds, nowMs } from '../lib/time.ts';
 import { findUserById } from '../users/users.repo.ts';
 import { getSettings } from '../settings/settings.logic.ts';
 import { parseBatch, type PointInput } from './locations.ingest.ts';
-import { insertLocations, selectLocationPage, type Box, type LocationRow } from './locations.repo.ts';
+import { insertLocationsGrouped, selectLocationPage, type Box, type LocationRow } from './locations.repo.ts';
 import { gridMargin, roundPoint } from './precision.ts';
 
 export interface Location {
@@ -156,6 +156,6 @@ export async function storePoints(
     heading: point.heading,
     source,
   }));
-  const stored = await insertLocations(db, rows);
+  const stored = await insertLocationsGrouped(db, rows);
   return { stored, duplicates: rows.length - stored };
 }

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, createTestUser, type TestApp } from '../../test/helpers.ts';
 import { tokenFor } from '../../test/tokens.ts';
 import { sha256Hex } from '../lib/crypto.ts';
+import { insertLocationsGrouped } from '../locations/locations.repo.ts';
 import type { Permission } from '../oauth/permissions.ts';
 import { updateSettings } from '../settings/settings.logic.ts';
 
@@ -585,6 +586,50 @@ describe('who may send', () => {
       payload: '{}',
     });
     expect(unknown.statusCode).toBe(401);
+  });
+});
+
+describe('concurrent senders (group commit)', () => {
+  it('batches sent at once are each counted on their own (they may share one commit)', async () => {
+    const tracker = await newTracker('gpslogger');
+    const point = (i: number) => `lat=10.${i}&lon=20.${i}&timestamp=${1800000000 + i}`;
+    // Four points, each sent twice, all at once.
+    const responses = await Promise.all(
+      [0, 1, 2, 3, 0, 1, 2, 3].map((i) =>
+        ingest(tracker.ingest.url, { query: `?token=${tracker.ingest.token}`, payload: point(i) }),
+      ),
+    );
+    const results = responses.map((r) => r.json<{ stored: number; duplicates: number }>());
+    expect(results.reduce((sum, r) => sum + r.stored, 0)).toBe(4);
+    expect(results.reduce((sum, r) => sum + r.duplicates, 0)).toBe(4);
+    expect(await rowsFrom(tracker.id)).toHaveLength(4);
+  });
+
+  it('a batch the database refuses fails alone; the others of its commit are stored', async () => {
+    const good = (time: number) => ({
+      user_id: alice.id,
+      id: `01GROUPCOMMIT${time}`.slice(0, 26),
+      scope: 'private' as const,
+      time,
+      created_at: time,
+      lat: 1,
+      lon: 2,
+      alt: null,
+      accuracy: null,
+      speed: null,
+      heading: null,
+      source: 'group-commit-test',
+    });
+    const bad = { ...good(3), lat: null as unknown as number };
+    const [first, refused, last] = await Promise.allSettled([
+      insertLocationsGrouped(t.database.db, [good(1)]),
+      insertLocationsGrouped(t.database.db, [bad]),
+      insertLocationsGrouped(t.database.db, [good(2)]),
+    ]);
+    expect(first).toEqual({ status: 'fulfilled', value: 1 });
+    expect(refused?.status).toBe('rejected');
+    expect(last).toEqual({ status: 'fulfilled', value: 1 });
+    expect((await rowsFrom('group-commit-test')).map((row) => row.time)).toEqual([1, 2]);
   });
 });
 
