@@ -28,8 +28,19 @@ const store = db.transaction((userId: string, source: string, features: Feature[
     if (geometry?.type !== 'Point' || !geometry.coordinates) continue;
     const [lon, lat] = geometry.coordinates;
     const time = Date.parse(properties.timestamp ?? '');
-    insert.run(userId, newId(), time, now, lat, lon, properties.altitude ?? null, properties.horizontal_accuracy ?? null,
-      properties.speed ?? null, properties.course ?? null, source);
+    insert.run(
+      userId,
+      newId(),
+      time,
+      now,
+      lat,
+      lon,
+      properties.altitude ?? null,
+      properties.horizontal_accuracy ?? null,
+      properties.speed ?? null,
+      properties.course ?? null,
+      source,
+    );
   }
 });
 
