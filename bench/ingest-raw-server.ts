@@ -5,7 +5,7 @@
 // durability (WAL, synchronous=FULL), and answer {"result":"ok"} after the commit. The
 // SQLite file (migrated and seeded by the runner) is argv[2]. Prints `{port}`.
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { createServer } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import { newId } from '../src/lib/ids.ts';
 import { openBare } from './seed.ts';
 
@@ -44,7 +44,7 @@ const store = db.transaction((userId: string, source: string, features: Feature[
   }
 });
 
-function refuse(response: import('node:http').ServerResponse, status: number) {
+function refuse(response: ServerResponse, status: number) {
   response.writeHead(status, { 'content-type': 'application/problem+json' });
   response.end(JSON.stringify({ status }));
 }
