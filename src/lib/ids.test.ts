@@ -1,0 +1,21 @@
+import { decodeTime, isValid } from 'ulid';
+import { describe, expect, it } from 'vitest';
+import { newId } from './ids.ts';
+
+describe('newId', () => {
+  it('is a ULID: 26 characters of Crockford base32, the time first', () => {
+    const before = Date.now();
+    const id = newId();
+    expect(id).toMatch(/^[0-9A-HJKMNP-TV-Z]{26}$/);
+    expect(isValid(id)).toBe(true);
+    expect(decodeTime(id)).toBeGreaterThanOrEqual(before);
+    expect(decodeTime(id)).toBeLessThanOrEqual(Date.now());
+  });
+
+  it('never repeats, and its random part covers every character', () => {
+    const ids = Array.from({ length: 20_000 }, newId);
+    expect(new Set(ids).size).toBe(ids.length);
+    const seen = new Set(ids.flatMap((id) => [...id.slice(10)]));
+    expect(seen.size).toBe(32);
+  });
+});
