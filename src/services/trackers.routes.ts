@@ -37,7 +37,9 @@ function presentedToken(request: FastifyRequest<{ Querystring: { token?: string 
     }
     return /^Bearer +(\S+) *$/i.exec(header)?.[1];
   }
-  return request.query.token;
+  // Read before the query is validated: a repeated parameter is an array here.
+  const token: unknown = request.query.token;
+  return typeof token === 'string' ? token : undefined;
 }
 
 /** The query parameters a protocol may read: the first of each name, without the token. */

@@ -553,6 +553,11 @@ describe('who may send', () => {
     }
     const query = await ingest(tracker.ingest.url, { query: '?token=nope', payload: '' });
     expect(query.statusCode).toBe(401);
+    const twice = await ingest(tracker.ingest.url, {
+      query: `?token=${tracker.ingest.token}&token=${tracker.ingest.token}`,
+      payload: '',
+    });
+    expect(twice.statusCode).toBe(401);
     expect(await rowsFrom(tracker.id)).toEqual([]);
   });
 
