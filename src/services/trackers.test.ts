@@ -293,6 +293,13 @@ describe('OwnTracks (HTTP mode)', () => {
       payload: JSON.stringify(owntracksLocation),
     });
     expect(await rowsFrom(tracker.id)).toMatchObject([{ user_id: carol.id, scope: 'public', source: tracker.id }]);
+    // The same insert path as POST /locations: the person's public counter moved with it.
+    const counters = await t.database.db
+      .selectFrom('users')
+      .select('public_locations')
+      .where('id', '=', carol.id)
+      .executeTakeFirst();
+    expect(Number(counters?.public_locations)).toBe(1);
   });
 });
 
