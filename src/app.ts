@@ -27,6 +27,7 @@ import { providerRoutes } from './oauth/provider.routes.ts';
 import { createProvider } from './oauth/provider.ts';
 import { secretsKey } from './services/secrets.ts';
 import { servicesRoutes } from './services/services.routes.ts';
+import { trackersRoutes } from './services/trackers.routes.ts';
 import { settingsRoutes } from './settings/settings.routes.ts';
 import { usersRoutes } from './users/users.routes.ts';
 import { accountRoutes } from './web/account.routes.ts';
@@ -129,7 +130,8 @@ export async function buildApp({ config, database, logger, onJobsQueued }: AppDe
   await app.register(mediaRoutes, { db, config, pages });
   await app.register(locationsRoutes, { db, baseUrl: config.baseUrl, pages });
   await app.register(importsRoutes, { db, config, onJobsQueued });
-  await app.register(servicesRoutes, { db, secretsKey: secretsKey(config.secretKey) });
+  await app.register(servicesRoutes, { db, secretsKey: secretsKey(config.secretKey), baseUrl: config.baseUrl });
+  await app.register(trackersRoutes, { db });
   await app.register(settingsRoutes, { db });
   await app.register(viewsRoutes, { db, baseUrl: config.baseUrl });
   await app.register(infoRoutes, { config });

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { buildApp } from '../src/app.ts';
@@ -97,14 +97,16 @@ export interface TestAppOptions {
   env?: Record<string, string>;
   /** Registers extra routes (test-only) before the app is ready. */
   extend?: (app: FastifyInstance) => void | Promise<void>;
+  /** A logger, for tests that read what is logged; none by default. */
+  logger?: FastifyBaseLogger;
 }
 
 /** buildApp on a fresh migrated database; `close()` drops the database too. */
-export async function buildTestApp({ env = {}, extend }: TestAppOptions = {}): Promise<TestApp> {
+export async function buildTestApp({ env = {}, extend, logger }: TestAppOptions = {}): Promise<TestApp> {
   const test = await createTestDatabase();
   await migrateToLatest(test.database);
   const config = testConfig(test.dataDir, env);
-  const app = await buildApp({ config, database: test.database });
+  const app = await buildApp({ config, database: test.database, ...(logger ? { logger } : {}) });
   await extend?.(app);
   await app.ready();
   return {

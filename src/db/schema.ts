@@ -143,6 +143,8 @@ export interface ServicesTable {
   last_error: string | null;
   created_at: number;
   updated_at: number;
+  /** Trackers: SHA-256 (hex) of the ingest token; null for other types. */
+  ingest_token_hash: string | null;
 }
 
 export interface ServiceGroupsTable {

@@ -73,14 +73,18 @@ describe('GET /info', () => {
       webhook: { url: 'https://hooks.example.com/in', secret: `whsec_${Buffer.alloc(32, 7).toString('base64')}` },
       mastodon: { instance_url: 'https://mastodon.example.com', access_token: 'token' },
       micropub: { endpoint: 'https://site.example.com/micropub', access_token: 'token' },
+      owntracks: {},
+      overland: {},
+      gpslogger: {},
     };
     expect(info.service_types.length).toBeGreaterThan(0);
     for (const { type, description, capabilities } of info.service_types) {
       expect(description.length, type).toBeGreaterThan(0);
-      // Every type listed is one the server takes: a wrong config is refused for the config, not the type.
-      const empty = await create(type, {});
-      expect(empty.statusCode, type).toBe(400);
-      const paths = empty.json<{ errors?: { path: string }[] }>().errors?.map((e) => e.path) ?? [];
+      // Every type listed is one the server takes: a wrong config is refused for the config, not the
+      // type. (A field no type has is wrong for all of them, trackers included, which need none.)
+      const wrong = await create(type, { not_a_setting: 'x' });
+      expect(wrong.statusCode, type).toBe(400);
+      const paths = wrong.json<{ errors?: { path: string }[] }>().errors?.map((e) => e.path) ?? [];
       expect(paths, type).not.toContain('body/type');
       const config = configs[type];
       expect(config, `a test config for the new type ${type}`).toBeDefined();

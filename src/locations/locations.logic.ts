@@ -7,8 +7,8 @@ import { newId } from '../lib/ids.ts';
 import { msToSeconds, nowMs } from '../lib/time.ts';
 import { findUserById } from '../users/users.repo.ts';
 import { getSettings } from '../settings/settings.logic.ts';
-import { parseBatch } from './locations.ingest.ts';
-import { insertLocations, selectLocationPage, type Box, type LocationRow } from './locations.repo.ts';
+import { parseBatch, type PointInput } from './locations.ingest.ts';
+import { insertLocationsGrouped, selectLocationPage, type Box, type LocationRow } from './locations.repo.ts';
 import { gridMargin, roundPoint } from './precision.ts';
 
 export interface Location {
@@ -125,7 +125,21 @@ export async function addLocations(
   userId: string,
   body: unknown,
 ): Promise<{ stored: number; duplicates: number }> {
-  const points = parseBatch(body);
+  return storePoints(db, userId, parseBatch(body), null);
+}
+
+/**
+ * Stores checked points for a person in one transaction, each with `source` (the service that
+ * brought it, or null) and, when the point names none, the person's default scope for
+ * locations. The same point (time, lat, lon) twice is stored once and counted as a duplicate.
+ */
+export async function storePoints(
+  db: Db,
+  userId: string,
+  points: readonly PointInput[],
+  source: string | null,
+): Promise<{ stored: number; duplicates: number }> {
+  if (points.length === 0) return { stored: 0, duplicates: 0 };
   const { defaultScopes } = await getSettings(db, userId);
   const now = nowMs();
   const rows: LocationRow[] = points.map((point) => ({
@@ -140,8 +154,8 @@ export async function addLocations(
     accuracy: point.accuracy,
     speed: point.speed,
     heading: point.heading,
-    source: null,
+    source,
   }));
-  const stored = await insertLocations(db, rows);
+  const stored = await insertLocationsGrouped(db, rows);
   return { stored, duplicates: rows.length - stored };
 }

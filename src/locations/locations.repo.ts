@@ -48,3 +48,54 @@ const LOCATION_COLUMNS = [
 export function insertLocations(db: Db, rows: LocationRow[]): Promise<number> {
   return insertManyIgnoringConflicts(db, 'locations', LOCATION_COLUMNS, rows, ['user_id', 'time', 'lat', 'lon']);
 }
+
+interface Waiting {
+  rows: LocationRow[];
+  resolve: (stored: number) => void;
+  reject: (error: unknown) => void;
+}
+
+/** Per database: batches waiting for the next commit, and whether one is under way. */
+const queues = new WeakMap<Db, { waiting: Waiting[]; busy: boolean }>();
+
+/**
+ * `insertLocations` with group commit: the batches of requests that arrive while a commit is
+ * under way are written together in the next transaction (one statement, and one count, per
+ * batch), so many small batches share one durable commit instead of queueing for one each
+ * (SQLite has one writer, and each commit waits for the disk). Each promise resolves only
+ * once its rows are committed; every batch is still all or nothing. Should the shared
+ * transaction fail, each batch is retried alone, so only the faulty one is refused. Inside a
+ * caller's transaction this is a plain insert in it.
+ */
+export function insertLocationsGrouped(db: Db, rows: LocationRow[]): Promise<number> {
+  if (rows.length === 0) return Promise.resolve(0);
+  if (db.isTransaction) return insertLocations(db, rows);
+  let queue = queues.get(db);
+  if (!queue) {
+    queue = { waiting: [], busy: false };
+    queues.set(db, queue);
+  }
+  const promise = new Promise<number>((resolve, reject) => queue.waiting.push({ rows, resolve, reject }));
+  if (!queue.busy) void commitWaiting(db, queue);
+  return promise;
+}
+
+async function commitWaiting(db: Db, queue: { waiting: Waiting[]; busy: boolean }): Promise<void> {
+  queue.busy = true;
+  // Let the requests whose bodies are already read join this commit.
+  await new Promise((resolve) => setImmediate(resolve));
+  while (queue.waiting.length > 0) {
+    const group = queue.waiting.splice(0);
+    try {
+      const counts = await db.transaction().execute(async (trx) => {
+        const stored: number[] = [];
+        for (const batch of group) stored.push(await insertLocations(trx, batch.rows));
+        return stored;
+      });
+      group.forEach((batch, index) => batch.resolve(counts[index] ?? 0));
+    } catch {
+      for (const batch of group) await insertLocations(db, batch.rows).then(batch.resolve, batch.reject);
+    }
+  }
+  queue.busy = false;
+}

@@ -29,7 +29,10 @@ export function deliveryHandler({ db, outbound, secretsKey, now }: DeliveryDeps)
       const service = await findServiceRow(db, delivery.user_id, delivery.service_id);
       if (!service) return { remoteUrl: null, serviceId: null };
       if (!isServiceType(service.type)) throw new DeliveryError(`unknown service type ${service.type}`, true);
-      const result = await connectors[service.type].publish({
+      // Groups refuse services that cannot publish (trackers); this holds for rows from before.
+      const connector = connectors[service.type];
+      if (!connector.publish) throw new DeliveryError(`a ${service.type} service publishes nothing`, true);
+      const result = await connector.publish({
         post,
         config: JSON.parse(service.config) as Record<string, string>,
         secrets: openSecrets(secretsKey, service.id, service.secrets),

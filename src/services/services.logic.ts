@@ -3,6 +3,7 @@
 import { Compile } from 'typebox/compile';
 import type { Db } from '../db/database.ts';
 import { badRequest, notFound, type FieldError } from '../http/errors.ts';
+import { randomToken, sha256Hex } from '../lib/crypto.ts';
 import { newId } from '../lib/ids.ts';
 import { msToSeconds, nowMs } from '../lib/time.ts';
 import { cancelJobs } from '../jobs/jobs.repo.ts';
@@ -24,6 +25,8 @@ export interface Service {
   status: 'ok' | 'error';
   last_error: string | null;
   created_at: number;
+  /** Trackers: where the app sends its points; `token` only in the answer that made it. */
+  ingest?: { url: string; token?: string };
 }
 
 export interface ServiceGroup {
@@ -40,7 +43,18 @@ export interface NewService {
   config: Record<string, unknown>;
 }
 
-function toService(row: repo.ServiceRow): Service {
+/** Where a tracker's app sends its points (docs/trackers.md). */
+export function ingestUrl(baseUrl: string, serviceId: string): string {
+  return `${baseUrl}/ingest/${serviceId}`;
+}
+
+/** A fresh ingest token: 256 random bits, shown once; only its SHA-256 is stored. */
+function newIngestToken(): { token: string; hash: string } {
+  const token = randomToken(32);
+  return { token, hash: sha256Hex(token) };
+}
+
+function toService(row: repo.ServiceRow, baseUrl: string): Service {
   const type = row.type as ServiceType;
   const connector = connectors[type];
   const config = JSON.parse(row.config) as Record<string, string>;
@@ -56,6 +70,7 @@ function toService(row: repo.ServiceRow): Service {
     status: row.status === 'error' ? 'error' : 'ok',
     last_error: row.last_error,
     created_at: msToSeconds(row.created_at),
+    ...(connector.ingest ? { ingest: { url: ingestUrl(baseUrl, row.id) } } : {}),
   };
 }
 
@@ -93,7 +108,13 @@ function validateConfig(type: ServiceType, config: Record<string, unknown>): Rec
   );
 }
 
-export async function createService(db: Db, key: SecretKey, userId: string, input: NewService): Promise<Service> {
+export async function createService(
+  db: Db,
+  key: SecretKey,
+  baseUrl: string,
+  userId: string,
+  input: NewService,
+): Promise<Service> {
   const connector = connectors[input.type];
   const config = validateConfig(input.type, input.config);
   const id = newId();
@@ -103,6 +124,7 @@ export async function createService(db: Db, key: SecretKey, userId: string, inpu
     (connector.secretFields.includes(field) ? secrets : plain)[field] = value;
   }
   const now = nowMs();
+  const ingest = connector.ingest ? newIngestToken() : undefined;
   const row: repo.ServiceRow = {
     id,
     user_id: userId,
@@ -115,19 +137,48 @@ export async function createService(db: Db, key: SecretKey, userId: string, inpu
     last_error: null,
     created_at: now,
     updated_at: now,
+    ingest_token_hash: ingest?.hash ?? null,
   };
   await repo.insertService(db, row);
-  return toService(row);
+  const service = toService(row, baseUrl);
+  return ingest ? { ...service, ingest: { url: ingestUrl(baseUrl, id), token: ingest.token } } : service;
 }
 
-export async function listServices(db: Db, userId: string): Promise<Service[]> {
-  return (await repo.listServiceRows(db, userId)).map(toService);
+export async function listServices(db: Db, baseUrl: string, userId: string): Promise<Service[]> {
+  return (await repo.listServiceRows(db, userId)).map((row) => toService(row, baseUrl));
 }
 
-export async function getService(db: Db, userId: string, id: string): Promise<Service> {
+export async function getService(db: Db, baseUrl: string, userId: string, id: string): Promise<Service> {
   const row = await repo.findServiceRow(db, userId, id);
   if (!row) throw notFound('No such service.');
-  return toService(row);
+  return toService(row, baseUrl);
+}
+
+/**
+ * A new ingest token for a tracker; the old one stops working with this commit. 400 for a
+ * type without an ingest URL.
+ */
+export async function rotateIngestToken(
+  db: Db,
+  baseUrl: string,
+  userId: string,
+  id: string,
+): Promise<{ url: string; token: string }> {
+  const row = await repo.findServiceRow(db, userId, id);
+  if (!row) throw notFound('No such service.');
+  if (!connectors[row.type as ServiceType].ingest) {
+    throw badRequest(`A ${row.type} service has no ingest URL and no token to rotate.`, [
+      { path: 'params/id', message: 'is not a tracker' },
+    ]);
+  }
+  const { token, hash } = newIngestToken();
+  await repo.setIngestTokenHash(db, userId, id, hash, nowMs());
+  return { url: ingestUrl(baseUrl, id), token };
+}
+
+/** Services that publish nothing (trackers) cannot be group members: a group is where posts go. */
+function notPublishing(path: string, type: string) {
+  return { path, message: `is a ${type} service, which publishes nothing` };
 }
 
 /**
@@ -160,12 +211,16 @@ export async function createGroup(
 ): Promise<ServiceGroup> {
   const serviceIds = input.service_ids ?? [];
   return db.transaction().execute(async (trx) => {
-    const owned = await repo.ownedServiceIds(trx, userId, serviceIds);
-    const errors = serviceIds
-      .map((id, index) => ({ id, index }))
-      .filter(({ id }) => !owned.has(id))
-      .map(({ index }) => ({ path: `body/service_ids/${index}`, message: 'is not one of your services' }));
-    if (errors.length > 0) throw badRequest('Some services are not yours or do not exist.', errors);
+    const owned = await repo.ownedServiceTypes(trx, userId, serviceIds);
+    const errors = serviceIds.flatMap((id, index) => {
+      const type = owned.get(id);
+      const path = `body/service_ids/${index}`;
+      if (type === undefined) return [{ path, message: 'is not one of your services' }];
+      return connectors[type as ServiceType].publish ? [] : [notPublishing(path, type)];
+    });
+    if (errors.length > 0) {
+      throw badRequest('Some services are not yours, do not exist, or publish nothing.', errors);
+    }
     const id = newId();
     const now = nowMs();
     await repo.insertGroup(trx, { id, user_id: userId, name: input.name, created_at: now });
@@ -189,7 +244,13 @@ export async function addGroupMember(
 ): Promise<ServiceGroup> {
   return db.transaction().execute(async (trx) => {
     if (!(await repo.findGroupRow(trx, userId, groupId))) throw notFound('No such service group.');
-    if (!(await repo.findServiceRow(trx, userId, serviceId))) throw notFound('No such service.');
+    const service = await repo.findServiceRow(trx, userId, serviceId);
+    if (!service) throw notFound('No such service.');
+    if (!connectors[service.type as ServiceType].publish) {
+      throw badRequest(`A ${service.type} service publishes nothing, so it cannot be in a service group.`, [
+        notPublishing('params/service_id', service.type),
+      ]);
+    }
     await repo.addMember(trx, userId, groupId, serviceId, nowMs());
     return getGroup(trx, userId, groupId);
   });

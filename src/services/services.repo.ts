@@ -134,16 +134,34 @@ export async function ownedGroupIds(db: Db, userId: string, ids: readonly string
   return new Set(rows.map((row) => row.id));
 }
 
-/** The caller's services among `ids`. */
-export async function ownedServiceIds(db: Db, userId: string, ids: readonly string[]): Promise<Set<string>> {
-  if (ids.length === 0) return new Set();
+/** The caller's services among `ids`, each with its type. */
+export async function ownedServiceTypes(db: Db, userId: string, ids: readonly string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
   const rows = await db
     .selectFrom('services')
-    .select('id')
+    .select(['id', 'type'])
     .where('user_id', '=', userId)
     .where('id', 'in', [...ids])
     .execute();
-  return new Set(rows.map((row) => row.id));
+  return new Map(rows.map((row) => [row.id, row.type]));
+}
+
+export async function setIngestTokenHash(db: Db, userId: string, id: string, hash: string, now: number): Promise<void> {
+  await db
+    .updateTable('services')
+    .set({ ingest_token_hash: hash, updated_at: now })
+    .where('user_id', '=', userId)
+    .where('id', '=', id)
+    .execute();
+}
+
+/** What the ingest route needs of a service, found by id alone: the URL names no person. */
+export function findTrackerRow(db: Db, id: string) {
+  return db
+    .selectFrom('services')
+    .select(['id', 'user_id', 'type', 'enabled', 'status', 'last_error', 'ingest_token_hash'])
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 /** The distinct enabled services that are members of any of the groups. */

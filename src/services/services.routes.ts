@@ -6,18 +6,26 @@ import type { Db } from '../db/database.ts';
 import { problems } from '../http/schemas.ts';
 import { strictBody } from '../http/strict-body.ts';
 import { groupsRoutes } from './groups.routes.ts';
-import { createService, deleteService, getService, listServices } from './services.logic.ts';
-import { DeliverySchema, IdParams, NewServiceBody, ServiceGroupSchema, ServiceSchema } from './services.schemas.ts';
+import { createService, deleteService, getService, listServices, rotateIngestToken } from './services.logic.ts';
+import {
+  DeliverySchema,
+  IdParams,
+  IngestSchema,
+  NewServiceBody,
+  ServiceGroupSchema,
+  ServiceSchema,
+} from './services.schemas.ts';
 import type { SecretKey } from './secrets.ts';
 
 export interface ServicesRoutesOptions {
   db: Db;
   secretsKey: SecretKey;
+  baseUrl: string;
 }
 
 const tags = ['services'];
 
-export async function servicesRoutes(fastify: FastifyInstance, { db, secretsKey }: ServicesRoutesOptions) {
+export async function servicesRoutes(fastify: FastifyInstance, { db, secretsKey, baseUrl }: ServicesRoutesOptions) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.addSchema(ServiceSchema);
   app.addSchema(ServiceGroupSchema);
@@ -35,7 +43,7 @@ export async function servicesRoutes(fastify: FastifyInstance, { db, secretsKey 
         response: { 200: Type.Array(Type.Ref('Service')), ...problems(401) },
       },
     },
-    async (request) => listServices(db, userId(request)),
+    async (request) => listServices(db, baseUrl, userId(request)),
   );
 
   app.get(
@@ -52,7 +60,7 @@ export async function servicesRoutes(fastify: FastifyInstance, { db, secretsKey 
         response: { 200: Type.Array(Type.Ref('Service')), ...problems(400, 401, 404) },
       },
     },
-    async (request) => [await getService(db, userId(request), request.params.id)],
+    async (request) => [await getService(db, baseUrl, userId(request), request.params.id)],
   );
 
   app.post(
@@ -63,7 +71,9 @@ export async function servicesRoutes(fastify: FastifyInstance, { db, secretsKey 
         summary: 'Connect a service',
         description:
           'Validates `config` for the type. Secrets (webhook `secret`, `access_token`) are stored encrypted ' +
-          'and shown as "[redacted]" ever after. 201 with `Location: /services/<id>`.',
+          'and shown as "[redacted]" ever after. 201 with `Location: /services/<id>`. A tracker (owntracks, ' +
+          'overland, gpslogger) comes with `ingest: {url, token}`: the token is in this answer only (later reads ' +
+          'show `ingest: {url}`); docs/trackers.md says how to set up each app.',
         tags,
         body: NewServiceBody,
         response: { 201: Type.Ref('Service'), ...problems(400, 401) },
@@ -71,7 +81,7 @@ export async function servicesRoutes(fastify: FastifyInstance, { db, secretsKey 
       validatorCompiler: strictBody,
     },
     async (request, reply) => {
-      const service = await createService(db, secretsKey, userId(request), request.body);
+      const service = await createService(db, secretsKey, baseUrl, userId(request), request.body);
       return reply.code(201).header('location', `/services/${service.id}`).send(service);
     },
   );
@@ -92,6 +102,26 @@ export async function servicesRoutes(fastify: FastifyInstance, { db, secretsKey 
       await deleteService(db, userId(request), request.params.id);
       return reply.code(204).send(null);
     },
+  );
+
+  app.post(
+    '/services/:id/ingest-token',
+    {
+      config: { permission: 'create_service' },
+      schema: {
+        summary: "Rotate a tracker's ingest token",
+        description:
+          'A new token for the ingest URL, shown in this answer only; the old one stops working at once. ' +
+          '400 for a service that is not a tracker.',
+        tags,
+        params: IdParams,
+        response: {
+          200: Type.Object({ ingest: Type.Required(IngestSchema) }),
+          ...problems(400, 401, 404),
+        },
+      },
+    },
+    async (request) => ({ ingest: await rotateIngestToken(db, baseUrl, userId(request), request.params.id) }),
   );
 
   await app.register(groupsRoutes, { db });

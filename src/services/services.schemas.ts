@@ -3,6 +3,20 @@ import { SERVICE_TYPES } from './connectors/index.ts';
 
 export const REDACTED = '[redacted]';
 
+export const IngestSchema = Type.Object(
+  {
+    url: Type.String({ description: 'Where the app sends its points (docs/trackers.md).' }),
+    token: Type.Optional(
+      Type.String({
+        description:
+          'The ingest token (256 random bits): only in the answer that made it (`POST /services`, ' +
+          '`POST /services/<id>/ingest-token`); stored as a SHA-256 hash, never shown again.',
+      }),
+    ),
+  },
+  { description: 'Trackers only (owntracks, overland, gpslogger).' },
+);
+
 export const ServiceSchema = Type.Object(
   {
     id: Type.String(),
@@ -18,8 +32,12 @@ export const ServiceSchema = Type.Object(
     }),
     last_error: Type.Union([Type.String(), Type.Null()]),
     created_at: Type.Number({ description: 'Unix epoch seconds.' }),
+    ingest: Type.Optional(IngestSchema),
   },
-  { $id: 'Service', description: 'A connection to something outside that posts are published to.' },
+  {
+    $id: 'Service',
+    description: 'A connection to something outside: posts are published to it, or it brings points in (trackers).',
+  },
 );
 
 export const ServiceGroupSchema = Type.Object(
@@ -52,7 +70,8 @@ export const NewServiceBody = Type.Object(
     config: Type.Record(Type.String(), Type.Unknown(), {
       description:
         'Per type. webhook: {url, secret: "whsec_<base64>"}; mastodon: {instance_url, access_token}; ' +
-        'micropub: {endpoint, access_token}. Unknown fields are rejected.',
+        'micropub: {endpoint, access_token}; owntracks, overland, gpslogger: {} (the answer carries the ingest URL ' +
+        'and token). Unknown fields are rejected.',
     }),
   },
   { additionalProperties: false },

@@ -1,8 +1,10 @@
 // The one interface every outside service is reached through (STYLE.md 11). A connector knows
-// its configuration (which fields are secrets) and how to publish a post; the worker, the
-// routes and the storage know nothing about any particular type.
+// its configuration (which fields are secrets) and what it does: publish a post, or take the
+// points a tracker app sends (`ingest`, src/services/connectors/tracker.ts), or both. The
+// worker, the routes and the storage know nothing about any particular type.
 import type { TObject } from 'typebox';
 import type { Outbound } from '../../lib/ssrf.ts';
+import type { Ingest } from './tracker.ts';
 
 export type Capability = 'publish' | 'import';
 
@@ -47,8 +49,12 @@ export interface Connector {
   configSchema: TObject;
   /** Fields of `config` that are secrets: stored encrypted, shown as `[redacted]`, never logged. */
   secretFields: readonly string[];
-  /** Publishes a post. Throws DeliveryError; any other error counts as temporary. */
-  publish(request: PublishRequest): Promise<PublishResult>;
+  /** Publishes a post. Throws DeliveryError; any other error counts as temporary. Absent:
+   * the type publishes nothing, and cannot be a member of a service group. */
+  publish?(request: PublishRequest): Promise<PublishResult>;
+  /** Reads what a tracker app sends to the service's ingest URL. Absent: the type has no
+   * ingest URL and no ingest token. */
+  ingest?: Ingest;
 }
 
 /** A failed delivery attempt; `permanent` ones are not retried. */
