@@ -93,8 +93,13 @@ export interface Placed {
   lon: number | null;
 }
 
-/** A box as the database reads it (`sqlBox`) and as the answer is made (`keeps`). */
+/**
+ * A box over items whose public ones are served at `precisionM`: `keeps` decides; the database
+ * reads a superset first (src/locations/locations.repo.ts `placeFilter`), within `sqlBox`.
+ */
 export interface PlaceFilter {
+  box: Box;
+  precisionM: number;
   sqlBox: Box;
   keeps: (row: Placed) => boolean;
 }
@@ -107,6 +112,8 @@ export interface PlaceFilter {
  */
 export function servedPlaceFilter(box: Box, precisionM: number): PlaceFilter {
   return {
+    box,
+    precisionM,
     sqlBox: widenBox(box, precisionM),
     keeps: (row) => {
       if (row.lat === null || row.lon === null) return false;

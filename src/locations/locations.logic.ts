@@ -80,16 +80,15 @@ export async function listLocations(db: Db, ctx: ListContext<LocationsParams>): 
   if (!box) return pageOf(await selectLocationPage(db, audience, page, undefined), toObject);
   // The box must not see the exact points of a public collection, or narrowing it would find
   // them (through the items, and through the Link header's cursor and whether there is one).
-  // The database reads the points of a box widened by one grid cell, and the page is made of
-  // those whose rounded point is in the box (docs/privacy.md).
+  // The page is made of the points whose rounded place is in the box, read on until it has
+  // `count` of them and knows whether one more follows (docs/privacy.md).
   //
-  // Rounded in the application, not in SQL nor in stored columns: the one function that rounds
-  // what is shown also decides what is selected, so the two can never disagree at a cell's
-  // edge (SQLite, PostgreSQL and JavaScript round halves and compute cos() each their own way),
-  // and a change of the precision setting rewrites nothing. The cost is the points of the one
-  // cell-wide rim around the box that the database reads and the application drops.
-  const { sqlBox, keeps } = servedPlaceFilter(box, precision);
-  return pageOf(await selectKeptLocationPage(db, audience, page, sqlBox, keeps), toObject);
+  // Decided in the application, with the one function that rounds what is shown, so selecting
+  // and showing can never disagree at a cell's edge (SQLite, PostgreSQL and JavaScript round
+  // halves and compute cos() each their own way); SQL computes the grid too, from the setting,
+  // but only as a first cut that lets through every point it is unsure of. Not stored columns:
+  // a change of the precision would rewrite every point of the person (bench/public-bbox.ts).
+  return pageOf(await selectKeptLocationPage(db, audience, page, servedPlaceFilter(box, precision)), toObject);
 }
 
 export async function getLocation(db: Db, id: string, auth: Auth | undefined): Promise<Location> {

@@ -13,7 +13,7 @@ import {
   type PageQuery,
 } from '../items/items.repo.ts';
 import type { PlaceFilter } from '../locations/bbox.ts';
-import { boxFilter } from '../locations/locations.repo.ts';
+import { placeFilter } from '../locations/locations.repo.ts';
 
 export type ViewRow = ViewsTable;
 
@@ -75,6 +75,7 @@ function containsPattern(needle: string): string {
 
 /** The filters as one WHERE fragment over `table`; undefined when the kind can match nothing. */
 function filterFor(
+  db: Db,
   table: ItemTable,
   filters: StoredFilters,
   owner: string,
@@ -82,7 +83,7 @@ function filterFor(
 ): Expression<SqlBool> | undefined {
   // The view shows its owner's items only, whatever the audience rule would also allow.
   const conditions: Expression<SqlBool>[] = [sql<SqlBool>`${sql.ref('user_id')} = ${owner}`];
-  if (place) conditions.push(boxFilter(place.sqlBox));
+  if (place) conditions.push(placeFilter(db, place));
   if (filters.sources) {
     conditions.push(sql<SqlBool>`${sql.ref('source')} in (${sql.join(filters.sources)})`);
   }
@@ -110,7 +111,7 @@ export async function selectViewPage(
   /** The view's box (src/locations/bbox.ts `servedPlaceFilter`). */
   place: PlaceFilter | undefined,
 ): Promise<{ rows: TaggedRow[]; more: boolean }> {
-  const filter = filterFor(table, filters, owner, place);
+  const filter = filterFor(db, table, filters, owner, place);
   if (!filter) return { rows: [], more: false };
   const result = place
     ? await selectKeptPage(db, table, audience, page, filter, place.keeps)
