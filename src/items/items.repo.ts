@@ -63,6 +63,42 @@ export async function selectPage<T extends ItemTable>(
   return { rows: rows.slice(0, page.count), more: rows.length > page.count };
 }
 
+/** Rows the database reads per round of `selectKeptPage`, at most. */
+const KEPT_BATCH_MAX = 1000;
+
+/**
+ * The keyset page of the rows that pass `filter` (in SQL) and then `keeps` (here): `count` of
+ * them, and whether another one follows. The database reads on from where the last round ended
+ * until it has found `count + 1` rows to keep or has none left, so which rows a page holds,
+ * `more` and the last key depend only on the rows kept, never on the ones `keeps` dropped.
+ * For a filter SQL cannot say as the application does (public places, rounded:
+ * src/locations/bbox.ts), with a SQL filter that holds every row to keep and few others.
+ */
+export async function selectKeptPage<T extends ItemTable>(
+  db: Db,
+  table: T,
+  audience: Audience,
+  page: PageQuery,
+  filter: Expression<SqlBool>,
+  keeps: (row: ItemRow<T>) => boolean,
+): Promise<{ rows: ItemRow<T>[]; more: boolean }> {
+  const kept: ItemRow<T>[] = [];
+  let after = page.after;
+  let batch = Math.min(page.count + 1, KEPT_BATCH_MAX);
+  for (;;) {
+    const result = await selectPage(db, table, audience, { ...page, count: batch, after }, filter);
+    for (const row of result.rows) {
+      if (!keeps(row)) continue;
+      if (kept.length === page.count) return { rows: kept, more: true };
+      kept.push(row);
+    }
+    const last = result.rows.at(-1);
+    if (!result.more || !last) return { rows: kept, more: false };
+    after = { time: last.time, id: last.id };
+    batch = Math.min(batch * 2, KEPT_BATCH_MAX);
+  }
+}
+
 /** One item by id, if the audience may see it. */
 export async function selectVisible<T extends ItemTable>(
   db: Db,

@@ -8,8 +8,14 @@ import { msToSeconds, nowMs } from '../lib/time.ts';
 import { findUserById } from '../users/users.repo.ts';
 import { getSettings } from '../settings/settings.logic.ts';
 import { parseBatch, type PointInput } from './locations.ingest.ts';
-import { insertLocationsGrouped, selectLocationPage, type Box, type LocationRow } from './locations.repo.ts';
-import { gridMargin, roundPoint } from './precision.ts';
+import { readBox, servedPlaceFilter, type Box } from './bbox.ts';
+import {
+  insertLocationsGrouped,
+  selectKeptLocationPage,
+  selectLocationPage,
+  type LocationRow,
+} from './locations.repo.ts';
+import { roundPoint } from './precision.ts';
 
 export interface Location {
   id: string;
@@ -55,45 +61,15 @@ export function toLocation(row: LocationRow, username: string, precisionM: numbe
 }
 
 export function parseBox(bbox: string): Box {
-  const parts = bbox.split(',').map(Number);
-  const [minLon, minLat, maxLon, maxLat] = parts as [number, number, number, number];
-  const ok =
-    parts.length === 4 &&
-    parts.every(Number.isFinite) &&
-    minLon >= -180 &&
-    maxLon <= 180 &&
-    minLon <= 180 &&
-    maxLon >= -180 &&
-    minLat >= -90 &&
-    maxLat <= 90 &&
-    minLat <= maxLat;
-  if (!ok) {
-    throw badRequest('bbox must be min_lon,min_lat,max_lon,max_lat in degrees, with min_lat <= max_lat.', [
-      { path: 'querystring/bbox', message: 'is not a valid bounding box' },
-    ]);
+  const box = readBox(bbox);
+  if (!box) {
+    throw badRequest(
+      'bbox must be min_lon,min_lat,max_lon,max_lat: four decimal numbers in degrees, longitudes from -180 to ' +
+        '180, latitudes from -90 to 90, with min_lat <= max_lat.',
+      [{ path: 'querystring/bbox', message: 'is not a valid bounding box' }],
+    );
   }
-  return { minLon, minLat, maxLon, maxLat };
-}
-
-function widen(box: Box, precisionM: number): Box {
-  const margin = gridMargin(precisionM, Math.max(Math.abs(box.minLat), Math.abs(box.maxLat)));
-  if (margin.lon >= 180)
-    return { minLon: -180, maxLon: 180, minLat: box.minLat - margin.lat, maxLat: box.maxLat + margin.lat };
-  const wrap = (lon: number) => (lon > 180 ? lon - 360 : lon < -180 ? lon + 360 : lon);
-  return {
-    minLon: wrap(box.minLon - margin.lon),
-    maxLon: wrap(box.maxLon + margin.lon),
-    minLat: Math.max(-90, box.minLat - margin.lat),
-    maxLat: Math.min(90, box.maxLat + margin.lat),
-  };
-}
-
-function inBox(point: { lat: number; lon: number }, box: Box): boolean {
-  const inLon =
-    box.minLon <= box.maxLon
-      ? point.lon >= box.minLon && point.lon <= box.maxLon
-      : point.lon >= box.minLon || point.lon <= box.maxLon;
-  return inLon && point.lat >= box.minLat && point.lat <= box.maxLat;
+  return box;
 }
 
 export async function listLocations(db: Db, ctx: ListContext<LocationsParams>): Promise<Page<Location>> {
@@ -105,11 +81,19 @@ export async function listLocations(db: Db, ctx: ListContext<LocationsParams>): 
     return pageOf(result, (row) => toLocation(row, ctx.owner.username, 0));
   }
   const { publicLocationPrecisionM: precision } = await getSettings(db, ctx.owner.id);
+  const toObject = (row: LocationRow) => toLocation(row, ctx.owner.username, precision);
+  if (!box) return pageOf(await selectLocationPage(db, audience, page, undefined), toObject);
   // The box must not see the exact points of a public collection, or narrowing it would find
-  // them: select with a box widened by one grid cell, then keep the rounded points inside it.
-  const result = await selectLocationPage(db, audience, page, box && widen(box, precision));
-  const mapped = pageOf(result, (row) => toLocation(row, ctx.owner.username, precision));
-  return box ? { ...mapped, items: mapped.items.filter((point) => inBox(point, box)) } : mapped;
+  // them (through the items, and through the Link header's cursor and whether there is one).
+  // The page is made of the points whose rounded place is in the box, read on until it has
+  // `count` of them and knows whether one more follows (docs/privacy.md).
+  //
+  // Decided in the application, with the one function that rounds what is shown, so selecting
+  // and showing can never disagree at a cell's edge (SQLite, PostgreSQL and JavaScript round
+  // halves and compute cos() each their own way); SQL computes the grid too, from the setting,
+  // but only as a first cut that lets through every point it is unsure of. Not stored columns:
+  // a change of the precision would rewrite every point of the person (bench/public-bbox.ts).
+  return pageOf(await selectKeptLocationPage(db, audience, page, servedPlaceFilter(box, precision)), toObject);
 }
 
 export async function getLocation(db: Db, id: string, auth: Auth | undefined): Promise<Location> {

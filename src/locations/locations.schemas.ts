@@ -27,13 +27,23 @@ export const LocationSchema = Type.Object(
 
 export const BBOX_PATTERN = '^-?[0-9.]+,-?[0-9.]+,-?[0-9.]+,-?[0-9.]+$';
 
+/** What a box contains (src/locations/bbox.ts), for the collections and the views alike. */
+export const BBOX_RULES =
+  'Edges are inclusive. `min_lon <= max_lon` covers the longitudes from `min_lon` to `max_lon` (equal: one ' +
+  'meridian; with `min_lat = max_lat` too, one point); `min_lon > max_lon` crosses the antimeridian (RFC 7946 ' +
+  '5.2): `lon >= min_lon` or `lon <= max_lon`. -180 and 180 are one meridian, so a box reaching one reaches the ' +
+  'other, and `-180,min_lat,180,max_lat` spans all 360 degrees. A pole is on every meridian: a point at latitude 90 (-90) ' +
+  'is in every box whose `max_lat` (`min_lat`) reaches it. A public point is judged where it is served, rounded ' +
+  "to the owner's `public_location_precision_m`, and so are the paging and the `Link` to the next page.";
+
 export const LocationsQuery = collectionQuery({
   bbox: Type.Optional(
     Type.String({
       maxLength: 100,
       description:
-        '`min_lon,min_lat,max_lon,max_lat`; `min_lon > max_lon` crosses the antimeridian. On public collections ' +
-        'the box applies to the rounded points, so a page may hold fewer than `count` points: follow `Link` until it is absent.',
+        '`min_lon,min_lat,max_lon,max_lat`: four plain decimal numbers in degrees (digits, an optional leading ' +
+        '`-` and decimal point; no exponent, no spaces), longitudes from -180 to 180, latitudes from -90 to 90, ' +
+        `\`min_lat <= max_lat\`; anything else is 400. ${BBOX_RULES}`,
     }),
   ),
   format: Type.Optional(

@@ -11,6 +11,11 @@ export interface GridStep {
   lon: number;
 }
 
+/** The grid's rows: degrees of latitude between them. SQL uses this very number (src/locations/locations.repo.ts). */
+export function gridLatStep(precisionM: number): number {
+  return precisionM / METRES_PER_DEGREE;
+}
+
 /** The grid at a (rounded) latitude: longitude degrees shrink with cos(latitude). */
 function lonStep(latStep: number, roundedLat: number): number {
   const cos = Math.cos((roundedLat * Math.PI) / 180);
@@ -20,7 +25,7 @@ function lonStep(latStep: number, roundedLat: number): number {
 /** The centre of the grid cell a point falls in, for a grid of about `precisionM` metres. */
 export function roundPoint(lat: number, lon: number, precisionM: number): { lat: number; lon: number } {
   if (precisionM <= 0) return { lat, lon };
-  const latStep = precisionM / METRES_PER_DEGREE;
+  const latStep = gridLatStep(precisionM);
   const roundedLat = Math.max(-90, Math.min(90, Math.round(lat / latStep) * latStep));
   // The longitude grid is chosen by the rounded latitude, so every point of one cell row
   // shares one grid: deterministic, whatever the exact latitude was.
@@ -37,6 +42,6 @@ export function roundPoint(lat: number, lon: number, precisionM: number): { lat:
  */
 export function gridMargin(precisionM: number, maxAbsLat: number): GridStep {
   if (precisionM <= 0) return { lat: 0, lon: 0 };
-  const latStep = precisionM / METRES_PER_DEGREE;
+  const latStep = gridLatStep(precisionM);
   return { lat: latStep, lon: lonStep(latStep, Math.min(90, maxAbsLat + latStep)) };
 }

@@ -9,7 +9,7 @@ import { roundPoint } from '../locations/precision.ts';
 import { getSettings } from '../settings/settings.logic.ts';
 import { findUserById } from '../users/users.repo.ts';
 import { deliveriesForPosts, enqueueDeliveries, groupErrors, type Delivery } from '../services/deliveries.logic.ts';
-import { insertPost, ownMediumIds, selectPostPage, type PostRow } from './posts.repo.ts';
+import { insertPost, ownMediumScopes, selectPostPage, type PostRow } from './posts.repo.ts';
 import { TEXT_MAX } from './posts.schemas.ts';
 
 export interface Post {
@@ -47,9 +47,15 @@ export interface NewPost {
   location?: { lat: number; lon: number } | null | undefined;
 }
 
-/** The API object; a public post's location is served at the owner's precision, like a public point. */
-export function toPost(row: PostRow, username: string, precisionM: number): Post {
+/**
+ * The API object; a public post's location is served at the owner's precision, like a public
+ * point, and its `media_ids` name only the media in `publicMedia` (the public ones), to everyone:
+ * a medium made private after the post, or a post made public later, must not show a private
+ * medium's id (docs/privacy.md).
+ */
+export function toPost(row: PostRow, username: string, precisionM: number, publicMedia: ReadonlySet<string>): Post {
   const exact = row.lat === null || row.lon === null ? null : { lat: row.lat, lon: row.lon };
+  const mediaIds = JSON.parse(row.media_ids) as string[];
   return {
     id: row.id,
     username,
@@ -57,7 +63,7 @@ export function toPost(row: PostRow, username: string, precisionM: number): Post
     scope: row.scope,
     time: msToSeconds(row.time),
     created_at: msToSeconds(row.created_at),
-    media_ids: JSON.parse(row.media_ids) as string[],
+    media_ids: row.scope === 'public' ? mediaIds.filter((id) => publicMedia.has(id)) : mediaIds,
     location: exact && row.scope === 'public' ? roundPoint(exact.lat, exact.lon, precisionM) : exact,
     source: row.source,
   };
@@ -69,10 +75,18 @@ async function precisionFor(db: Db, userId: string, rows: PostRow[]): Promise<nu
   return needed ? (await getSettings(db, userId)).publicLocationPrecisionM : 0;
 }
 
+/** Which media the public ones of these posts name are public (a post names its owner's media only). */
+export async function publicMediaOf(db: Db, userId: string, rows: PostRow[]): Promise<Set<string>> {
+  const named = rows.filter((row) => row.scope === 'public').flatMap((row) => JSON.parse(row.media_ids) as string[]);
+  const scopes = await ownMediumScopes(db, userId, named);
+  return new Set([...scopes].filter(([, scope]) => scope === 'public').map(([id]) => id));
+}
+
 export async function listPosts(db: Db, ctx: ListContext<PostsParams>): Promise<Page<Post>> {
   const result = await selectPostPage(db, { owner: ctx.owner.id, scope: ctx.scope }, toPageQuery(ctx.query));
   const precision = await precisionFor(db, ctx.owner.id, result.rows);
-  if (!ctx.byOwner) return pageOf(result, (row) => toPost(row, ctx.owner.username, precision));
+  const media = await publicMediaOf(db, ctx.owner.id, result.rows);
+  if (!ctx.byOwner) return pageOf(result, (row) => toPost(row, ctx.owner.username, precision, media));
   // The owner's own collections show each post's deliveries (API.md "Objects").
   const deliveries = await deliveriesForPosts(
     db,
@@ -80,7 +94,7 @@ export async function listPosts(db: Db, ctx: ListContext<PostsParams>): Promise<
     result.rows.map((row) => row.id),
   );
   return pageOf(result, (row) => ({
-    ...toPost(row, ctx.owner.username, precision),
+    ...toPost(row, ctx.owner.username, precision, media),
     deliveries: deliveries.get(row.id) ?? [],
   }));
 }
@@ -88,7 +102,8 @@ export async function listPosts(db: Db, ctx: ListContext<PostsParams>): Promise<
 export async function getPost(db: Db, id: string, auth: Auth | undefined): Promise<Post> {
   const row = await readItem(db, 'posts', id, auth);
   const owner = await findUserById(db, row.user_id);
-  const post = toPost(row, owner?.username ?? '', await precisionFor(db, row.user_id, [row]));
+  const media = await publicMediaOf(db, row.user_id, [row]);
+  const post = toPost(row, owner?.username ?? '', await precisionFor(db, row.user_id, [row]), media);
   if (auth?.userId !== row.user_id) return post;
   return { ...post, deliveries: (await deliveriesForPosts(db, row.user_id, [row.id])).get(row.id) ?? [] };
 }
@@ -105,20 +120,26 @@ export async function createPost(db: Db, userId: string, input: NewPost, deliver
     errors.push({ path: 'body/text', message: `must be 1 to ${TEXT_MAX} characters after trimming` });
   }
   errors.push(...(await groupErrors(db, userId, input.groups)));
+  const { defaultScopes } = await getSettings(db, userId);
+  const scope = input.scope ?? defaultScopes.posts;
   const mediaIds = input.media_ids ?? [];
-  const own = await ownMediumIds(db, userId, mediaIds);
+  const own = await ownMediumScopes(db, userId, mediaIds);
   mediaIds.forEach((id, index) => {
-    if (!own.has(id)) errors.push({ path: `body/media_ids/${index}`, message: 'unknown medium' });
+    const path = `body/media_ids/${index}`;
+    if (!own.has(id)) errors.push({ path, message: 'unknown medium' });
+    // Refused rather than hidden: the person would see the medium missing from their public post.
+    else if (scope === 'public' && own.get(id) === 'private') {
+      errors.push({ path, message: 'is private; a public post can only show public media' });
+    }
   });
   if (errors.length > 0) {
     throw badRequest(`The post is invalid: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}.`, errors);
   }
-  const { defaultScopes } = await getSettings(db, userId);
   const now = nowMs();
   const row: PostRow = {
     user_id: userId,
     id: newId(),
-    scope: input.scope ?? defaultScopes.posts,
+    scope,
     time: now,
     created_at: now,
     text,
@@ -129,7 +150,7 @@ export async function createPost(db: Db, userId: string, input: NewPost, deliver
   };
   const owner = await findUserById(db, userId);
   // The owner sees the exact post (precision 0); the services get it as the owner wrote it.
-  const post = toPost(row, owner?.username ?? '', 0);
+  const post = toPost(row, owner?.username ?? '', 0, new Set(mediaIds));
   return db.transaction().execute(async (trx) => {
     await insertPost(trx, row);
     const deliveries = await enqueueDeliveries(trx, {

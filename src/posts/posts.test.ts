@@ -239,3 +239,90 @@ describe('feeds of public posts', () => {
     expect(response.headers.link).toMatch(/rel="next"$/);
   });
 });
+
+describe('private media and public posts (docs/privacy.md)', () => {
+  let owner: Awaited<ReturnType<typeof createTestUser>>;
+  let token: string;
+  let views: string;
+  beforeAll(async () => {
+    owner = await createTestUser(t.database, { username: 'photographer' });
+    token = await tokenFor(t, owner, ['create_post', 'get_private_scope']);
+    views = await tokenFor(t, owner, ['manage_views', 'get_views', 'get_private_scope']);
+  });
+  const send = (payload: unknown) =>
+    t.app.inject({
+      method: 'POST',
+      url: '/posts',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      payload: JSON.stringify(payload),
+    });
+
+  it('a private medium cannot be attached to a public post (400 naming media_ids); to a private post it can', async () => {
+    const [shown, hidden] = await insertItems(t.database, 'media', owner.id, [
+      { scope: 'public' },
+      { scope: 'private' },
+    ]);
+    const before = await countRows(t.database, 'posts');
+    for (const scope of ['public', undefined]) {
+      const refused = await send({ text: 'holiday', groups: [], scope, media_ids: [shown, hidden] });
+      expect(refused.statusCode).toBe(400);
+      expect(refused.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+      expect(refused.json()).toEqual({
+        type: 'urn:waypost:problem:invalid_request',
+        code: 'invalid_request',
+        title: 'Bad Request',
+        status: 400,
+        detail: 'The post is invalid: body/media_ids/1 is private; a public post can only show public media.',
+        errors: [{ path: 'body/media_ids/1', message: 'is private; a public post can only show public media' }],
+      });
+    }
+    expect(await countRows(t.database, 'posts')).toBe(before);
+    const quiet = await send({ text: 'for me', groups: [], scope: 'private', media_ids: [shown, hidden] });
+    expect(quiet.statusCode).toBe(202);
+    expect(quiet.json()).toMatchObject({ scope: 'private', media_ids: [shown, hidden] });
+  });
+
+  it('a public post never shows a private medium: JSON, by id, Atom, JSON Feed and views', async () => {
+    const [stays, turns, gone] = await insertItems(t.database, 'media', owner.id, [{}, {}, {}]);
+    const created = await send({ text: 'three photos', groups: [], scope: 'public', media_ids: [stays, turns, gone] });
+    expect(created.statusCode).toBe(202);
+    const id = created.json<{ id: string }>().id;
+    // Made private after the post (and one deleted), or the post made public later: the same.
+    await t.database.db.updateTable('media').set({ scope: 'private' }).where('id', '=', turns!).execute();
+    await t.database.db.deleteFrom('media').where('id', '=', gone!).execute();
+    const later = await send({ text: 'was private', groups: [], scope: 'private', media_ids: [stays, turns] });
+    const laterId = later.json<{ id: string }>().id;
+    await t.database.db.updateTable('posts').set({ scope: 'public' }).where('id', '=', laterId).execute();
+
+    const get = (url: string, bearer?: string) =>
+      t.app.inject({ method: 'GET', url, headers: bearer ? { authorization: `Bearer ${bearer}` } : {} });
+    const listed = (await get('/posts/public/photographer')).json<{ id: string; media_ids: string[] }[]>();
+    expect(listed.map((p) => [p.id, p.media_ids])).toEqual([
+      [laterId, [stays]],
+      [id, [stays]],
+    ]);
+    for (const bearer of [undefined, token]) {
+      expect((await get(`/posts/id/${id}`, bearer)).json()).toMatchObject({ media_ids: [stays] });
+      expect((await get(`/posts/public`, token)).json<{ media_ids: string[] }[]>()[0]!.media_ids).toEqual([stays]);
+    }
+    const view = await t.app.inject({
+      method: 'POST',
+      url: '/views',
+      headers: { authorization: `Bearer ${views}`, 'content-type': 'application/json' },
+      payload: JSON.stringify({ name: 'posts', kinds: ['posts'], scope: 'public' }),
+    });
+    const shownInView = (await get(`/views/${view.json<{ id: string }>().id}`)).json<{
+      items: { item: { media_ids: string[] } }[];
+    }>();
+    expect(shownInView.items.map((entry) => entry.item.media_ids)).toEqual([[stays], [stays]]);
+    for (const format of ['atom', 'jsonfeed']) {
+      const body = (await get(`/posts/public/photographer?format=${format}`)).body;
+      expect(body).toContain(id);
+      expect(body).not.toContain(turns);
+      expect(body).not.toContain(gone);
+    }
+    // The owner's private collection is not a public rendering: a private post shows what it names.
+    await t.database.db.updateTable('posts').set({ scope: 'private' }).where('id', '=', laterId).execute();
+    expect((await get(`/posts/id/${laterId}`, token)).json()).toMatchObject({ media_ids: [stays, turns] });
+  });
+});

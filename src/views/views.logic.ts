@@ -14,6 +14,8 @@ import { encodeCursor, ownerById, toPageQuery, type CollectionParams, type Scope
 import type { Audience, ItemTable, PageQuery } from '../items/items.repo.ts';
 import { newId } from '../lib/ids.ts';
 import { msToSeconds, nowMs, secondsToMs } from '../lib/time.ts';
+import { checkedBox, servedPlaceFilter } from '../locations/bbox.ts';
+import { getSettings } from '../settings/settings.logic.ts';
 import { findUserById } from '../users/users.repo.ts';
 import { toViewItem, type ViewItem } from './views.items.ts';
 import {
@@ -112,10 +114,7 @@ function viewProblems(view: { name: string; filters: Filters; scope: Scope }): F
     errors.push({ path: 'body/filters/until_time', message: 'must be after since_time' });
   }
   if (bbox) {
-    const [minLon, minLat, maxLon, maxLat] = bbox as [number, number, number, number];
-    const lonOk = [minLon, maxLon].every((lon) => lon >= -180 && lon <= 180);
-    const latOk = [minLat, maxLat].every((lat) => lat >= -90 && lat <= 90) && minLat <= maxLat;
-    if (!lonOk || !latOk) {
+    if (!checkedBox(bbox)) {
       errors.push({
         path: 'body/filters/bbox',
         message: 'must be [min_lon, min_lat, max_lon, max_lat] in degrees, with min_lat <= max_lat',
@@ -272,15 +271,19 @@ export async function readView(
   const audience = audienceOf(row, filters);
   const page = pageWithin(params, filters);
   const kinds = JSON.parse(row.kinds) as Kind[];
+  // Judged where each item is served: a public one rounded to the owner's precision, so what a
+  // page holds, its cursor and whether there is a next page tell nothing finer (docs/privacy.md).
+  const box = filters.bbox && checkedBox(filters.bbox);
+  const place = box && servedPlaceFilter(box, (await getSettings(db, row.user_id)).publicLocationPrecisionM);
   const results = await Promise.all(
-    kinds.map((kind) => selectViewPage(db, kind, audience, page, filters, row.user_id)),
+    kinds.map((kind) => selectViewPage(db, kind, audience, page, filters, row.user_id, place)),
   );
   const compare = compareKeys(page.order);
   const merged = results.flatMap((result) => result.rows).sort((a, b) => compare(a.row, b.row));
   const kept = merged.slice(0, page.count);
   const more = merged.length > page.count || results.some((result) => result.more);
   const last = kept.at(-1);
-  const items = await toViewItem(db, { baseUrl, owner: { id: owner.id, username: owner.username } }, kept, filters);
+  const items = await toViewItem(db, { baseUrl, owner: { id: owner.id, username: owner.username } }, kept);
   return {
     view: { ...toView(row, owner.username), items },
     next: more && last ? encodeCursor(last.row) : undefined,

@@ -4,7 +4,16 @@
 import { sql, type Expression, type SqlBool } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { ViewsTable } from '../db/schema.ts';
-import { selectPage, type Audience, type ItemRow, type ItemTable, type PageQuery } from '../items/items.repo.ts';
+import {
+  selectKeptPage,
+  selectPage,
+  type Audience,
+  type ItemRow,
+  type ItemTable,
+  type PageQuery,
+} from '../items/items.repo.ts';
+import type { PlaceFilter } from '../locations/bbox.ts';
+import { placeFilter } from '../locations/locations.repo.ts';
 
 export type ViewRow = ViewsTable;
 
@@ -64,24 +73,17 @@ function containsPattern(needle: string): string {
   return `%${needle.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
-function bboxFilter([minLon, minLat, maxLon, maxLat]: [number, number, number, number]): Expression<SqlBool> {
-  const lat = sql.ref('lat');
-  const lon = sql.ref('lon');
-  // Posts and media without a location have null lat/lon: no comparison holds, so they drop out.
-  const inLat = sql<SqlBool>`${lat} >= ${minLat} and ${lat} <= ${maxLat}`;
-  // RFC 7946 5.2: a box whose west edge is east of its east edge crosses the antimeridian.
-  const inLon =
-    minLon <= maxLon
-      ? sql<SqlBool>`${lon} >= ${minLon} and ${lon} <= ${maxLon}`
-      : sql<SqlBool>`(${lon} >= ${minLon} or ${lon} <= ${maxLon})`;
-  return sql<SqlBool>`(${inLat} and ${inLon})`;
-}
-
 /** The filters as one WHERE fragment over `table`; undefined when the kind can match nothing. */
-function filterFor(table: ItemTable, filters: StoredFilters, owner: string): Expression<SqlBool> | undefined {
+function filterFor(
+  db: Db,
+  table: ItemTable,
+  filters: StoredFilters,
+  owner: string,
+  place: PlaceFilter | undefined,
+): Expression<SqlBool> | undefined {
   // The view shows its owner's items only, whatever the audience rule would also allow.
   const conditions: Expression<SqlBool>[] = [sql<SqlBool>`${sql.ref('user_id')} = ${owner}`];
-  if (filters.bbox) conditions.push(bboxFilter(filters.bbox));
+  if (place) conditions.push(placeFilter(db, place));
   if (filters.sources) {
     conditions.push(sql<SqlBool>`${sql.ref('source')} in (${sql.join(filters.sources)})`);
   }
@@ -106,9 +108,13 @@ export async function selectViewPage(
   page: PageQuery,
   filters: StoredFilters,
   owner: string,
+  /** The view's box (src/locations/bbox.ts `servedPlaceFilter`). */
+  place: PlaceFilter | undefined,
 ): Promise<{ rows: TaggedRow[]; more: boolean }> {
-  const filter = filterFor(table, filters, owner);
+  const filter = filterFor(db, table, filters, owner, place);
   if (!filter) return { rows: [], more: false };
-  const result = await selectPage(db, table, audience, page, filter);
+  const result = place
+    ? await selectKeptPage(db, table, audience, page, filter, place.keeps)
+    : await selectPage(db, table, audience, page, filter);
   return { rows: result.rows.map((row) => ({ kind: table, row }) as TaggedRow), more: result.more };
 }

@@ -1,6 +1,7 @@
 // The view object (API.md "Objects": view): a saved query over one person's items.
 import { Type } from 'typebox';
 import { collectionQuery, ScopeSchema } from '../items/items.schemas.ts';
+import { BBOX_RULES } from '../locations/locations.schemas.ts';
 
 export const NAME_MAX = 100;
 export const DESCRIPTION_MAX = 2000;
@@ -21,9 +22,9 @@ const FILTER_FIELDS = {
       minItems: 4,
       maxItems: 4,
       description:
-        '`[min_lon, min_lat, max_lon, max_lat]` (RFC 7946 order); `min_lon > max_lon` crosses the antimeridian. ' +
-        'Only locations, and posts and media that have a location, inside the box. A public point is judged ' +
-        "where it is served (rounded to the owner's precision).",
+        '`[min_lon, min_lat, max_lon, max_lat]` (RFC 7946 order) in degrees, longitudes from -180 to 180, ' +
+        'latitudes from -90 to 90, `min_lat <= max_lat`. Only locations, and posts and media that have a ' +
+        `location, inside the box. ${BBOX_RULES}`,
     }),
   ),
   scope: Type.Optional(ScopeSchema),
