@@ -1,0 +1,133 @@
+// Limits on sign-in attempts, the same for every page that checks a password (/account and the
+// OAuth sign-in page). The scheme and why it is this one: docs/sign-in-limits.md. In short,
+// each attempt is reserved before the password is checked, against three keys:
+//
+// - the account and the client's address: a small budget per window (the one that stops a
+//   guesser at one address, and the only one that can refuse the person at their own address);
+// - the account, from every address: throttling, never a lockout. Past a number of attempts
+//   each further one waits after the one before it, the wait doubling up to a maximum, so a
+//   guesser spread over many addresses gets a few tries an hour and the person still gets in;
+// - the address, across accounts: a larger budget against one address trying many accounts.
+//
+// Strangers' failures thus slow strangers: failing from another address does not touch the
+// budget of the person's (account, address) key, and the account key only delays.
+import { createHmac } from 'node:crypto';
+import { isIPv4, isIPv6 } from 'node:net';
+import type { Config } from '../config.ts';
+import type { Db } from '../db/database.ts';
+import { deriveKey } from '../lib/crypto.ts';
+import { usernameKey } from '../users/users.rules.ts';
+import { refusedUntil, release, reserveBudget, reserveThrottled, type Reserved } from './sign-in-limits.repo.ts';
+
+/** The window of the budgets, and how long an account must be quiet for its run of attempts to end. */
+export const SIGN_IN_WINDOW_MS = 15 * 60 * 1000;
+/** The first wait once an account's free attempts are spent; each further one doubles it. */
+export const FIRST_DELAY_MS = 1000;
+
+export interface SignInLimits {
+  /** Attempts per account and address per window. */
+  perAccountAddress: number;
+  /** Attempts per address, across accounts, per window. */
+  perAddress: number;
+  /** Attempts on an account, from anywhere, before each further one waits. */
+  accountFree: number;
+  /** The longest wait between attempts on an account. */
+  maxDelayMs: number;
+  /** Key for the HMAC of usernames and addresses: none is kept in the database. */
+  key: Buffer;
+}
+
+export function signInLimits(config: Config): SignInLimits {
+  return {
+    perAccountAddress: config.signInAccountAddressLimit,
+    perAddress: config.signInAddressLimit,
+    accountFree: config.signInAccountFree,
+    maxDelayMs: config.signInMaxDelaySeconds * 1000,
+    key: deriveKey(config.secretKey, 'sign-in-limits'),
+  };
+}
+
+/**
+ * The part of a client address that names one client: an IPv4 address, or the /64 network of an
+ * IPv6 address (one subscriber's prefix, RFC 6177; counting single IPv6 addresses would let one
+ * client pass as 2^64). IPv4-mapped IPv6 addresses are their IPv4 address.
+ */
+export function clientOf(ip: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip)?.[1];
+  if (mapped && isIPv4(mapped)) return mapped;
+  if (!isIPv6(ip)) return ip;
+  const [head = '', tail] = ip.toLowerCase().split('::');
+  const left = head ? head.split(':') : [];
+  const right = tail ? tail.split(':') : [];
+  const groups = [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
+  return `${groups
+    .slice(0, 4)
+    .map((group) => Number.parseInt(group, 16).toString(16))
+    .join(':')}::/64`;
+}
+
+function keysFor(limits: SignInLimits, username: string, ip: string) {
+  const mac = (value: string) => createHmac('sha256', limits.key).update(value).digest('base64url');
+  const account = usernameKey(username);
+  const client = clientOf(ip);
+  return {
+    pair: mac(`account+address\0${account}\0${client}`),
+    account: mac(`account\0${account}`),
+    address: mac(`address\0${client}`),
+  };
+}
+
+export type Reservation = { ok: true; reserved: Reserved[] } | { ok: false; retryAfterSeconds: number };
+
+/**
+ * Reserves one attempt for this username and address, before the password is checked: each key
+ * counts it at once, as a failure. Refused when any key has no room; the keys reserved before
+ * the refusing one are given back. The order (account and address, address, account) means a
+ * client refused for its own budget touches nothing the person shares.
+ */
+export async function reserveAttempt(
+  db: Db,
+  limits: SignInLimits,
+  username: string,
+  ip: string,
+  now: number,
+): Promise<Reservation> {
+  const keys = keysFor(limits, username, ip);
+  const steps: [string, () => Promise<Reserved | undefined>][] = [
+    [
+      keys.pair,
+      () => reserveBudget(db, keys.pair, { now, limit: limits.perAccountAddress, windowMs: SIGN_IN_WINDOW_MS }),
+    ],
+    [
+      keys.address,
+      () => reserveBudget(db, keys.address, { now, limit: limits.perAddress, windowMs: SIGN_IN_WINDOW_MS }),
+    ],
+    [
+      keys.account,
+      () =>
+        reserveThrottled(db, keys.account, {
+          now,
+          free: limits.accountFree,
+          baseMs: FIRST_DELAY_MS,
+          maxMs: limits.maxDelayMs,
+          quietMs: SIGN_IN_WINDOW_MS,
+        }),
+    ],
+  ];
+  const reserved: Reserved[] = [];
+  for (const [key, reserve] of steps) {
+    const got = await reserve();
+    if (!got) {
+      await giveBack(db, reserved);
+      const until = (await refusedUntil(db, key)) ?? now;
+      return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil((until - now) / 1000)) };
+    }
+    reserved.push(got);
+  }
+  return { ok: true, reserved };
+}
+
+/** Gives reserved attempts back: the password was right, so they were no failures. */
+export async function giveBack(db: Db, reserved: Reserved[]): Promise<void> {
+  for (const one of reserved) await release(db, one);
+}
