@@ -32,7 +32,7 @@ export async function reserveBudget(
   const over = sql<boolean>`${t.expiresAt} <= ${now}`;
   const row = await db
     .insertInto('sign_in_limits')
-    .values({ key_hash: key, window_start: now, failures: 1, delay_ms: 0, next_at: now, expires_at: now + windowMs })
+    .values({ key_hash: key, window_start: now, failures: 1, delay_ms: 0, next_at: 0, expires_at: now + windowMs })
     .onConflict((oc) =>
       oc
         .column('key_hash')
@@ -73,7 +73,7 @@ export async function reserveThrottled(
       window_start: now,
       failures: 1,
       delay_ms: first,
-      next_at: now + first,
+      next_at: first === 0 ? 0 : now + first,
       expires_at: now + quietMs,
     })
     .onConflict((oc) =>
@@ -83,7 +83,8 @@ export async function reserveThrottled(
           window_start: sql<number>`case when ${over} then ${now} else ${t.windowStart} end`,
           failures: sql<number>`case when ${over} then 1 else ${t.failures} + 1 end`,
           delay_ms: delay,
-          next_at: sql<number>`${now} + ${delay}`,
+          // No wait, no time: requests that took their time a moment apart may run in either order.
+          next_at: sql<number>`case when ${delay} = 0 then 0 else ${now} + ${delay} end`,
           expires_at: now + quietMs,
         })
         .where(sql<boolean>`${over} or ${t.nextAt} <= ${now}`),

@@ -90,12 +90,16 @@ describe('a burst of parallel attempts', () => {
   it('from many addresses against one account: exactly the free attempts are checked, then each waits', async () => {
     const at = nextDay();
     const user = await createTestUser(database);
+    // Requests read the clock a moment apart and reach the database in any order.
     const burst = await Promise.all(
-      Array.from({ length: 80 }, (_, i) => attempt(user.username, 'wrong password', `198.18.${i}.1`, at)),
+      Array.from({ length: 80 }, (_, i) =>
+        attempt(user.username, 'wrong password', `198.18.${i}.1`, at + ((i * 7) % 13)),
+      ),
     );
     expect(tally(burst)).toEqual({ signedIn: 0, checked: limits.accountFree, limited: 70 });
     for (const r of burst.filter((r) => !r.ok && r.reason === 'limited')) {
-      expect(r).toEqual({ ok: false, reason: 'limited', retryAfterSeconds: 1 });
+      // The first wait, 1 s, from the last checked attempt's clock reading (up to 12 ms apart).
+      expect([1, 2]).toContain((r as { retryAfterSeconds: number }).retryAfterSeconds);
     }
   });
 
@@ -104,7 +108,7 @@ describe('a burst of parallel attempts', () => {
     const user = await createTestUser(database);
     const burst = await Promise.all(
       Array.from({ length: 100 }, (_, i) =>
-        attempt(user.username, 'wrong password', '203.0.113.7', at, i % 2 ? other : database),
+        attempt(user.username, 'wrong password', '203.0.113.7', at + (i % 5), i % 2 ? other : database),
       ),
     );
     expect(tally(burst)).toEqual({ signedIn: 0, checked: limits.perAccountAddress, limited: 95 });
