@@ -1,11 +1,14 @@
 // The account page and web sessions: sign-in with its limits, CSRF, cookie attributes,
 // rotation, sign-out, the list of authorized apps and revoking one.
+import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Browser, formOf } from '../../test/browser.ts';
 import { buildTestApp, createTestUser } from '../../test/helpers.ts';
 import { listeningTestApp } from '../../test/server.ts';
 import { tokenFor } from '../../test/tokens.ts';
+import { buildApp } from '../app.ts';
+import { openDatabase } from '../db/database.ts';
 import { sha256Hex } from '../lib/crypto.ts';
 
 let t: Awaited<ReturnType<typeof listeningTestApp>>;
@@ -185,6 +188,31 @@ describe('limits on sign-in (docs/sign-in-limits.md; the rules in full: sign-in-
       .where('user_id', '=', user.id)
       .execute();
     expect(sessions).toEqual([]);
+  });
+
+  it('two app instances on one database (two connections, or two pools) share the count', async () => {
+    const database = t.databaseUrl
+      ? openDatabase({ url: t.databaseUrl, poolSize: 4 })
+      : openDatabase({ sqlitePath: join(t.config.dataDir, 'waypost.db') });
+    const second = await buildApp({ config: t.config, database });
+    try {
+      await second.ready();
+      const user = await createTestUser(t.database);
+      const burst = await Promise.all(
+        Array.from({ length: 40 }, (_, i) =>
+          signInFrom(i % 2 ? second : t.app, '192.0.2.40', user.username, 'wrong password'),
+        ),
+      );
+      const statuses = burst.map((r) => r.statusCode);
+      expect(statuses.filter((s) => s === 401)).toHaveLength(5);
+      expect(statuses.filter((s) => s === 429)).toHaveLength(35);
+      for (const app of [t.app, second]) {
+        expect((await signInFrom(app, '192.0.2.40', user.username, user.password)).statusCode).toBe(429);
+      }
+    } finally {
+      await second.close();
+      await database.close();
+    }
   });
 
   it('a name that does not exist is limited like one that does', async () => {
