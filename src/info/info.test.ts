@@ -197,28 +197,30 @@ describe('the limits are the ones enforced', () => {
     const at = Date.parse('2026-01-01T00:00:00Z');
     // One address against one account: refused after its limit, for the rest of the window.
     for (let i = 0; i < pair!.limit; i += 1) {
-      expect(await signIn(db, limits, 'limits', 'wrong password', '192.0.2.1', at)).toEqual({
+      expect(await signIn(db, limits, 'limits', 'wrong password', { ip: '192.0.2.1' }, at)).toEqual({
         ok: false,
         reason: 'invalid',
       });
     }
-    expect(await signIn(db, limits, 'limits', user.password, '192.0.2.1', at)).toEqual({
+    expect(await signIn(db, limits, 'limits', user.password, { ip: '192.0.2.1' }, at)).toEqual({
       ok: false,
       reason: 'limited',
       retryAfterSeconds: pair!.window_seconds,
     });
     // The account from many addresses: after its limit, each attempt waits 1 s after the one before.
     for (let i = pair!.limit; i < account!.limit; i += 1) {
-      expect(await signIn(db, limits, 'limits', 'wrong password', `192.0.2.${10 + i}`, at)).toMatchObject({
+      expect(await signIn(db, limits, 'limits', 'wrong password', { ip: `192.0.2.${10 + i}` }, at)).toMatchObject({
         reason: 'invalid',
       });
     }
-    expect(await signIn(db, limits, 'limits', user.password, '192.0.2.100', at)).toEqual({
+    expect(await signIn(db, limits, 'limits', user.password, { ip: '192.0.2.100' }, at)).toEqual({
       ok: false,
       reason: 'limited',
       retryAfterSeconds: 1,
     });
-    expect(await signIn(db, limits, 'limits', user.password, '192.0.2.100', at + 1000)).toMatchObject({ ok: true });
+    expect(await signIn(db, limits, 'limits', user.password, { ip: '192.0.2.100' }, at + 1000)).toMatchObject({
+      ok: true,
+    });
     // One address against several accounts (each below its own limits): refused after the
     // address's limit, for every account; another address is not.
     const perAccount = pair!.limit - 1;
@@ -227,12 +229,16 @@ describe('the limits are the ones enforced', () => {
     for (let i = 0; i < accounts; i += 1) names.push((await createTestUser(t.database)).username);
     for (let i = 0; i < ip!.limit; i += 1) {
       const name = names[Math.floor(i / perAccount)]!;
-      expect(await signIn(db, limits, name, 'wrong password', '198.51.100.7', at)).toMatchObject({ reason: 'invalid' });
+      expect(await signIn(db, limits, name, 'wrong password', { ip: '198.51.100.7' }, at)).toMatchObject({
+        reason: 'invalid',
+      });
     }
     const other = await createTestUser(t.database);
-    expect(await signIn(db, limits, other.username, other.password, '198.51.100.7', at)).toMatchObject({
+    expect(await signIn(db, limits, other.username, other.password, { ip: '198.51.100.7' }, at)).toMatchObject({
       reason: 'limited',
     });
-    expect(await signIn(db, limits, other.username, other.password, '198.51.100.8', at)).toMatchObject({ ok: true });
+    expect(await signIn(db, limits, other.username, other.password, { ip: '198.51.100.8' }, at)).toMatchObject({
+      ok: true,
+    });
   });
 });

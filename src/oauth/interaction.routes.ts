@@ -8,7 +8,16 @@ import type { Config } from '../config.ts';
 import type { Db } from '../db/database.ts';
 import { findUserById } from '../users/users.repo.ts';
 import { html } from '../web/html.ts';
-import { csrfToken, csrfValid, sessionUserId, signIn, signInRefusal, startSession } from '../web/sessions.logic.ts';
+import {
+  csrfToken,
+  csrfValid,
+  rememberDevice,
+  sessionUserId,
+  signIn,
+  signInClient,
+  signInRefusal,
+  startSession,
+} from '../web/sessions.logic.ts';
 import { signInLimits } from '../web/sign-in-limits.logic.ts';
 import { consentPage, expiredPage, signInPage } from './pages.ts';
 
@@ -117,13 +126,14 @@ export async function interactionRoutes(app: FastifyInstance, { provider, db, co
     const redirectUri = it.details.params.redirect_uri;
     if (!csrfValid(request, config.baseUrl, config.secretKey, form.csrf)) return expired(reply);
     const username = String(form.username ?? '');
-    const result = await signIn(db, limits, username, String(form.password ?? ''), request.ip);
+    const result = await signIn(db, limits, username, String(form.password ?? ''), signInClient(request));
     if (!result.ok) {
       const { status, headers, error } = signInRefusal(result);
       const body = signInForm(request, reply, it.clientName, { username, error });
       return sendHtml(reply.headers(headers), status, body, redirectUri);
     }
     await startSession(db, request, reply, config.baseUrl, result.user.id);
+    rememberDevice(request, reply, config.baseUrl, result.device);
     return finish(request, reply, { login: { accountId: result.user.id } });
   });
 

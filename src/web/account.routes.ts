@@ -13,8 +13,10 @@ import {
   csrfToken,
   csrfValid,
   endSession,
+  rememberDevice,
   sessionUserId,
   signIn,
+  signInClient,
   signInRefusal,
   startSession,
 } from './sessions.logic.ts';
@@ -102,12 +104,13 @@ export async function accountRoutes(app: FastifyInstance, { db, config }: { db: 
   app.post<Form>('/account/sign-in', hide, async (request, reply) => {
     if (!csrfOk(request)) return expired(reply);
     const username = String(request.body?.username ?? '');
-    const result = await signIn(db, limits, username, String(request.body?.password ?? ''), request.ip);
+    const result = await signIn(db, limits, username, String(request.body?.password ?? ''), signInClient(request));
     if (!result.ok) {
       const { status, headers, error } = signInRefusal(result);
       return send(reply.headers(headers), status, signInForm(request, reply, { username, error }));
     }
     await startSession(db, request, reply, config.baseUrl, result.user.id);
+    rememberDevice(request, reply, config.baseUrl, result.device);
     return seeOther(reply, '/account');
   });
 

@@ -240,6 +240,27 @@ describe('limits on sign-in (docs/sign-in-limits.md; the rules in full: sign-in-
     expect(forwarded.statusCode).toBe(429);
   });
 
+  it("a browser that signed in before keeps getting in while strangers at the proxy's address fail", async () => {
+    const person = await createTestUser(t.database);
+    const own = new Browser();
+    const first = await signIn(own, person.username, person.password);
+    expect(first.status).toBe(303);
+    const device = first.headers.getSetCookie().find((line) => line.startsWith('wp_device='))!;
+    expect(device).toMatch(
+      /^wp_device=[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Lax; Max-Age=31536000$/,
+    );
+    const statuses = [];
+    for (let i = 0; i < 20; i++) statuses.push((await signIn(new Browser(), person.username, 'guess')).status);
+    expect(statuses).toEqual([...Array<number>(5).fill(401), ...Array<number>(15).fill(429)]);
+    expect((await signIn(new Browser(), person.username, person.password)).status).toBe(429);
+    // The person's browser (signed in still, so its page has no sign-in form; its token will do).
+    const { csrf } = formOf(await (await own.request(`${t.baseUrl}/account`)).text())!;
+    const again = await own.request(`${t.baseUrl}/account/sign-in`, {
+      form: { csrf, username: person.username, password: person.password },
+    });
+    expect(again.status).toBe(303);
+  });
+
   it('with WAYPOST_TRUST_PROXY=true each visitor counts by the address the proxy forwards', async () => {
     const proxied = await buildTestApp({ env: { WAYPOST_TRUST_PROXY: 'true' } });
     try {

@@ -8,7 +8,7 @@ import { deriveKey, randomToken, safeEqual, sha256Hex } from '../lib/crypto.ts';
 import { nowMs } from '../lib/time.ts';
 import { authenticate, type User } from '../users/users.logic.ts';
 import { deleteSession, findSessionUserId, insertSession } from './sessions.repo.ts';
-import { giveBack, reserveAttempt, type SignInLimits } from './sign-in-limits.logic.ts';
+import { deviceToken, giveBack, reserveAttempt, type Client, type SignInLimits } from './sign-in-limits.logic.ts';
 
 export const SESSION_COOKIE = 'wp_session';
 export const CSRF_COOKIE = 'wp_csrf';
@@ -108,8 +108,12 @@ export function csrfValid(request: FastifyRequest, baseUrl: string, secretKey: B
 
 // --- sign-in, with the limits of src/web/sign-in-limits.logic.ts.
 
+export const DEVICE_COOKIE = 'wp_device';
+export const DEVICE_TTL_SECONDS = 365 * 24 * 60 * 60;
+
 export type SignInResult =
-  | { ok: true; user: User }
+  /** `device`: the device cookie to set (docs/sign-in-limits.md). */
+  | { ok: true; user: User; device: string }
   | { ok: false; reason: 'invalid' }
   | { ok: false; reason: 'limited'; retryAfterSeconds: number };
 
@@ -124,15 +128,26 @@ export async function signIn(
   limits: SignInLimits,
   username: string,
   password: string,
-  ip: string,
+  client: Client,
   now = nowMs(),
 ): Promise<SignInResult> {
-  const reservation = await reserveAttempt(db, limits, username, ip, now);
+  const reservation = await reserveAttempt(db, limits, username, client, now);
   if (!reservation.ok) return { ok: false, reason: 'limited', retryAfterSeconds: reservation.retryAfterSeconds };
   const user = await authenticate(db, username, password);
   if (!user) return { ok: false, reason: 'invalid' };
   await giveBack(db, reservation.reserved);
-  return { ok: true, user };
+  const device = reservation.trusted && client.device ? client.device : deviceToken(limits, user.username);
+  return { ok: true, user, device };
+}
+
+/** Who is signing in, as the limits see it: the address, and this browser's device cookie. */
+export function signInClient(request: FastifyRequest): Client {
+  return { ip: request.ip, device: readCookie(request, DEVICE_COOKIE) };
+}
+
+/** Keeps the device cookie of a successful sign-in (renewed on each). */
+export function rememberDevice(request: FastifyRequest, reply: FastifyReply, baseUrl: string, device: string): void {
+  setCookie(reply, request, baseUrl, DEVICE_COOKIE, device, DEVICE_TTL_SECONDS);
 }
 
 /** How a page answers a sign-in that did not succeed: status, headers and the words to show. */

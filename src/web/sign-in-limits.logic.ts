@@ -10,12 +10,15 @@
 // - the address, across accounts: a larger budget against one address trying many accounts.
 //
 // Strangers' failures thus slow strangers: failing from another address does not touch the
-// budget of the person's (account, address) key, and the account key only delays.
+// budget of the person's (account, address) key, and the account key only delays. A browser
+// that signed in to the account before (a device cookie) counts under a budget of its own,
+// and neither of the other keys applies to it, so not even a stranger at the person's own
+// address (a proxy that hides every visitor's address) keeps the person out.
 import { createHmac } from 'node:crypto';
 import { isIPv4, isIPv6 } from 'node:net';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/database.ts';
-import { deriveKey } from '../lib/crypto.ts';
+import { deriveKey, randomToken, safeEqual } from '../lib/crypto.ts';
 import { usernameKey } from '../users/users.rules.ts';
 import { refusedUntil, release, reserveBudget, reserveThrottled, type Reserved } from './sign-in-limits.repo.ts';
 
@@ -66,18 +69,32 @@ export function clientOf(ip: string): string {
     .join(':')}::/64`;
 }
 
-function keysFor(limits: SignInLimits, username: string, ip: string) {
-  const mac = (value: string) => createHmac('sha256', limits.key).update(value).digest('base64url');
-  const account = usernameKey(username);
-  const client = clientOf(ip);
-  return {
-    pair: mac(`account+address\0${account}\0${client}`),
-    account: mac(`account\0${account}`),
-    address: mac(`address\0${client}`),
-  };
+const mac = (limits: SignInLimits, value: string) => createHmac('sha256', limits.key).update(value).digest('base64url');
+
+/** Who tries: the client's address, and the device cookie its browser holds, if any. */
+export interface Client {
+  ip: string;
+  device?: string | undefined;
 }
 
-export type Reservation = { ok: true; reserved: Reserved[] } | { ok: false; retryAfterSeconds: number };
+/**
+ * A device cookie's value: a random id and a MAC binding it to the account. A browser gets one
+ * when it signs in to the account, and from then on its attempts on that account are counted
+ * under the device instead of its address (OWASP's device cookies, docs/sign-in-limits.md).
+ */
+export function deviceToken(limits: SignInLimits, username: string, id = randomToken(16)): string {
+  return `${id}.${mac(limits, `device\0${usernameKey(username)}\0${id}`)}`;
+}
+
+/** The id of a device cookie that belongs to this account, or undefined. */
+function trustedDevice(limits: SignInLimits, username: string, token: string | undefined): string | undefined {
+  const id = token?.split('.')[0];
+  if (!token || !id || !/^[A-Za-z0-9_-]{22}$/.test(id)) return undefined;
+  return safeEqual(token, deviceToken(limits, username, id)) ? id : undefined;
+}
+
+export type Reservation =
+  { ok: true; reserved: Reserved[]; trusted: boolean } | { ok: false; retryAfterSeconds: number };
 
 /**
  * Reserves one attempt for this username and address, before the password is checked: each key
@@ -89,31 +106,34 @@ export async function reserveAttempt(
   db: Db,
   limits: SignInLimits,
   username: string,
-  ip: string,
+  client: Client,
   now: number,
 ): Promise<Reservation> {
-  const keys = keysFor(limits, username, ip);
-  const steps: [string, () => Promise<Reserved | undefined>][] = [
-    [
-      keys.pair,
-      () => reserveBudget(db, keys.pair, { now, limit: limits.perAccountAddress, windowMs: SIGN_IN_WINDOW_MS }),
-    ],
-    [
-      keys.address,
-      () => reserveBudget(db, keys.address, { now, limit: limits.perAddress, windowMs: SIGN_IN_WINDOW_MS }),
-    ],
-    [
-      keys.account,
+  const account = usernameKey(username);
+  const address = clientOf(client.ip);
+  const budget = (key: string, limit: number) => (): Promise<Reserved | undefined> =>
+    reserveBudget(db, key, { now, limit, windowMs: SIGN_IN_WINDOW_MS });
+  const device = trustedDevice(limits, username, client.device);
+  const pair = mac(limits, device ? `device\0${account}\0${device}` : `account+address\0${account}\0${address}`);
+  const steps: [string, () => Promise<Reserved | undefined>][] = [[pair, budget(pair, limits.perAccountAddress)]];
+  // A browser that signed in to this account before has a budget of its own, and nothing a
+  // stranger does to the address or the account touches it.
+  if (!device) {
+    const byAddress = mac(limits, `address\0${address}`);
+    const byAccount = mac(limits, `account\0${account}`);
+    steps.push([byAddress, budget(byAddress, limits.perAddress)]);
+    steps.push([
+      byAccount,
       () =>
-        reserveThrottled(db, keys.account, {
+        reserveThrottled(db, byAccount, {
           now,
           free: limits.accountFree,
           baseMs: FIRST_DELAY_MS,
           maxMs: limits.maxDelayMs,
           quietMs: SIGN_IN_WINDOW_MS,
         }),
-    ],
-  ];
+    ]);
+  }
   const reserved: Reserved[] = [];
   for (const [key, reserve] of steps) {
     const got = await reserve();
@@ -124,7 +144,7 @@ export async function reserveAttempt(
     }
     reserved.push(got);
   }
-  return { ok: true, reserved };
+  return { ok: true, reserved, trusted: device !== undefined };
 }
 
 /** Gives reserved attempts back: the password was right, so they were no failures. */

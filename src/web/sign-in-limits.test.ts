@@ -34,8 +34,8 @@ let clock = T0;
 /** Each test starts a day after the one before: nothing carries over. */
 const nextDay = () => (clock += 24 * 60 * 60 * 1000);
 
-const attempt = (username: string, password: string, ip: string, at: number, db = database) =>
-  signIn(db.db, limits, username, password, ip, at);
+const attempt = (username: string, password: string, ip: string, at: number, db = database, device?: string) =>
+  signIn(db.db, limits, username, password, { ip, device }, at);
 
 function tally(results: SignInResult[]) {
   return {
@@ -219,6 +219,53 @@ describe('a stranger cannot lock a person out', () => {
         reason: 'invalid',
       });
     }
+  });
+});
+
+describe('device cookies', () => {
+  const deviceOf = (result: SignInResult) => (result as { device: string }).device;
+
+  it('a browser that signed in before counts on its own: a stranger at the same address, or everywhere, cannot keep the person out', async () => {
+    const at = nextDay();
+    const person = await createTestUser(database);
+    const shared = '192.0.2.210'; // a proxy without the trusted-proxy setting: everyone's address
+    const first = await attempt(person.username, person.password, shared, at);
+    expect(first).toMatchObject({ ok: true });
+    const device = deviceOf(first);
+    expect(device).toMatch(/^[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}$/);
+    const stranger = [];
+    for (let i = 0; i < 20; i++) stranger.push(await attempt(person.username, 'guess', shared, at + 1));
+    expect(tally(stranger)).toEqual({ signedIn: 0, checked: 5, limited: 15 });
+    // From many addresses too, so the account's throttle is on.
+    for (let i = 0; i < 30; i++) await attempt(person.username, 'guess', `198.18.${i}.9`, at + 2);
+    expect(await attempt(person.username, person.password, shared, at + 3)).toMatchObject({ reason: 'limited' });
+    const again = await attempt(person.username, person.password, shared, at + 3, database, device);
+    expect(again).toEqual({ ok: true, user: expect.objectContaining({ id: person.id }) as unknown, device });
+  });
+
+  it('is bound to its account, cannot be forged, and has a budget of its own', async () => {
+    const at = nextDay();
+    const person = await createTestUser(database);
+    const neighbour = await createTestUser(database);
+    const device = deviceOf(await attempt(person.username, person.password, '192.0.2.220', at));
+    // Another account's cookie, or a forged one, is no device cookie: a new one is issued.
+    const other = deviceOf(await attempt(neighbour.username, neighbour.password, '192.0.2.220', at, database, device));
+    expect(other).not.toBe(device);
+    const forged = `${device.split('.')[0]}.${'A'.repeat(43)}`;
+    expect(deviceOf(await attempt(person.username, person.password, '192.0.2.221', at, database, forged))).not.toBe(
+      forged,
+    );
+    // Someone holding the cookie gets the same small budget as an address.
+    for (let i = 0; i < limits.perAccountAddress; i++) {
+      expect(await attempt(person.username, 'guess', '192.0.2.222', at, database, device)).toEqual({
+        ok: false,
+        reason: 'invalid',
+      });
+    }
+    expect(await attempt(person.username, person.password, '192.0.2.223', at, database, device)).toMatchObject({
+      reason: 'limited',
+    });
+    expect(await attempt(person.username, person.password, '192.0.2.223', at)).toMatchObject({ ok: true });
   });
 });
 
