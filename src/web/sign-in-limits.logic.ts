@@ -2,8 +2,8 @@
 // OAuth sign-in page). The scheme and why it is this one: docs/sign-in-limits.md. In short,
 // each attempt is reserved before the password is checked, against three keys:
 //
-// - the account and the client's address: a small budget per window (the one that stops a
-//   guesser at one address, and the only one that can refuse the person at their own address);
+// - the account and the client's address: a small budget per window, which stops a guesser at
+//   one address and leaves the person at their own address alone;
 // - the account, from every address: throttling, never a lockout. Past a number of attempts
 //   each further one waits after the one before it, the wait doubling up to a maximum, so a
 //   guesser spread over many addresses gets a few tries an hour and the person still gets in;
@@ -52,8 +52,8 @@ export function signInLimits(config: Config): SignInLimits {
 
 /**
  * The part of a client address that names one client: an IPv4 address, or the /64 network of an
- * IPv6 address (one subscriber's prefix, RFC 6177; counting single IPv6 addresses would let one
- * client pass as 2^64). IPv4-mapped IPv6 addresses are their IPv4 address.
+ * IPv6 address (the smallest network a subscriber is given; counting single IPv6 addresses
+ * would let one client pass as 2^64). IPv4-mapped IPv6 addresses are their IPv4 address.
  */
 export function clientOf(ip: string): string {
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip)?.[1];
