@@ -59,6 +59,21 @@ export interface Config {
   publicCacheRevalidateMs: number;
   /** Trust `X-Forwarded-*` from a reverse proxy. `WAYPOST_TRUST_PROXY` = `true`/`false`, default `false`. */
   trustProxy: boolean;
+  /** Sign-in limits (docs/sign-in-limits.md), the same for /account and the OAuth sign-in page.
+   * Failed attempts per account and client address (an IPv6 client is its /64) in 15 minutes
+   * before that address is refused for that account. `WAYPOST_SIGN_IN_ACCOUNT_ADDRESS_LIMIT`,
+   * default 5. Behind a reverse proxy, set `WAYPOST_TRUST_PROXY`, or every visitor is one address. */
+  signInAccountAddressLimit: number;
+  /** Failed attempts per client address across accounts in 15 minutes.
+   * `WAYPOST_SIGN_IN_ADDRESS_LIMIT`, default 100. */
+  signInAddressLimit: number;
+  /** Failed attempts on one account, from any address, before each further attempt on it waits
+   * (1 s, then twice as long each time). `WAYPOST_SIGN_IN_ACCOUNT_FREE`, default 10. An account
+   * is never locked: it is throttled, and the count ends after 15 minutes without attempts. */
+  signInAccountFree: number;
+  /** The longest wait between attempts on an account, in seconds.
+   * `WAYPOST_SIGN_IN_MAX_DELAY_SECONDS`, default 300; from 1 to 900. */
+  signInMaxDelaySeconds: number;
   /** When set, `GET /metrics` needs `Authorization: Bearer <this>`. `WAYPOST_METRICS_TOKEN`, default unset. */
   metricsToken: string | undefined;
   /** Lifetime of OAuth access tokens in seconds. `WAYPOST_ACCESS_TOKEN_TTL`, default 3600 (one hour,
@@ -229,6 +244,10 @@ export function loadConfig(env: Env = process.env): Config {
     publicCacheBytes: integer(env, 'WAYPOST_PUBLIC_CACHE_MB', 64, 0, 65_536) * 1024 * 1024,
     publicCacheRevalidateMs: integer(env, 'WAYPOST_PUBLIC_CACHE_REVALIDATE_MS', 1000, 0, 60_000),
     trustProxy: boolean(env, 'WAYPOST_TRUST_PROXY', false),
+    signInAccountAddressLimit: integer(env, 'WAYPOST_SIGN_IN_ACCOUNT_ADDRESS_LIMIT', 5, 1, 1000),
+    signInAddressLimit: integer(env, 'WAYPOST_SIGN_IN_ADDRESS_LIMIT', 100, 1, 100_000),
+    signInAccountFree: integer(env, 'WAYPOST_SIGN_IN_ACCOUNT_FREE', 10, 1, 1000),
+    signInMaxDelaySeconds: integer(env, 'WAYPOST_SIGN_IN_MAX_DELAY_SECONDS', 300, 1, 900),
     metricsToken: read(env, 'WAYPOST_METRICS_TOKEN'),
     accessTokenTtl: integer(env, 'WAYPOST_ACCESS_TOKEN_TTL', 3600, 60, 86400),
     clientRegistrationOpen: oneOf(env, 'WAYPOST_CLIENT_REGISTRATION', ['open', 'closed'], 'open') === 'open',

@@ -123,9 +123,15 @@ export interface WebSessionsTable {
   expires_at: number;
 }
 
-export interface SignInFailuresTable {
+/** One counter of sign-in attempts (src/web/sign-in-limits.repo.ts). */
+export interface SignInLimitsTable {
+  /** HMAC of the key: account and address, account, or address. */
   key_hash: string;
-  at: number;
+  window_start: number;
+  failures: number;
+  delay_ms: number;
+  next_at: number;
+  expires_at: number;
 }
 
 export interface ServicesTable {
@@ -237,7 +243,7 @@ export interface Tables {
   views: ViewsTable;
   oauth_entities: OAuthEntitiesTable;
   web_sessions: WebSessionsTable;
-  sign_in_failures: SignInFailuresTable;
+  sign_in_limits: SignInLimitsTable;
   services: ServicesTable;
   service_groups: ServiceGroupsTable;
   service_group_members: ServiceGroupMembersTable;

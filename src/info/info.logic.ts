@@ -9,7 +9,7 @@ import { PERMISSIONS, PERMISSION_NAMES } from '../oauth/permissions.ts';
 import { TEXT_MAX } from '../posts/posts.schemas.ts';
 import { connectors, SERVICE_TYPES } from '../services/connectors/index.ts';
 import { VIEWS_PER_USER_MAX } from '../views/views.schemas.ts';
-import { ACCOUNT_FAILURE_LIMIT, FAILURE_WINDOW_MS, IP_FAILURE_LIMIT } from '../web/sessions.logic.ts';
+import { SIGN_IN_WINDOW_MS } from '../web/sign-in-limits.logic.ts';
 
 /** package.json, two folders up from src/info (and from dist/info in a build). */
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -27,13 +27,13 @@ export interface Info {
     post_text_max: number;
     location_batch_max: number;
     views_max: number;
-    rate_limits: { name: string; limit: number; window_seconds: number; per: string }[];
+    rate_limits: { name: string; limit: number; window_seconds: number; per: string; max_delay_seconds?: number }[];
   };
   urls: { oauth_metadata: string; openapi: string; docs: string };
 }
 
 export function info(config: Config): Info {
-  const window = FAILURE_WINDOW_MS / 1000;
+  const window = SIGN_IN_WINDOW_MS / 1000;
   return {
     name: 'Waypost',
     version: pkg.version,
@@ -52,8 +52,22 @@ export function info(config: Config): Info {
       location_batch_max: LOCATION_BATCH_MAX,
       views_max: VIEWS_PER_USER_MAX,
       rate_limits: [
-        { name: 'sign_in_failures', limit: ACCOUNT_FAILURE_LIMIT, window_seconds: window, per: 'account' },
-        { name: 'sign_in_failures', limit: IP_FAILURE_LIMIT, window_seconds: window, per: 'ip' },
+        // docs/sign-in-limits.md: budgets per account and address and per address; per account a
+        // throttle (each attempt past the limit waits, up to max_delay_seconds), never a lockout.
+        {
+          name: 'sign_in_failures',
+          limit: config.signInAccountAddressLimit,
+          window_seconds: window,
+          per: 'account_and_ip',
+        },
+        { name: 'sign_in_failures', limit: config.signInAddressLimit, window_seconds: window, per: 'ip' },
+        {
+          name: 'sign_in_failures',
+          limit: config.signInAccountFree,
+          window_seconds: window,
+          per: 'account',
+          max_delay_seconds: config.signInMaxDelaySeconds,
+        },
       ],
     },
     urls: {

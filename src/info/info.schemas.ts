@@ -32,9 +32,18 @@ export const InfoSchema = Type.Object(
           name: Type.String({ description: 'What is counted.' }),
           limit: Type.Integer(),
           window_seconds: Type.Number(),
-          per: Type.String({ description: 'What the count is kept per (`account`, `ip`).' }),
+          per: Type.String({ description: 'What the count is kept per (`account_and_ip`, `ip`, `account`).' }),
+          max_delay_seconds: Type.Optional(
+            Type.Integer({
+              description:
+                'A throttle, not a budget: past the limit each attempt waits after the one before, 1 s and then twice as long each time up to this.',
+            }),
+          ),
         }),
-        { description: 'Past a limit, the request is refused until the window moves on.' },
+        {
+          description:
+            'Past a limit, the request is refused (429 with Retry-After) until the window moves on, or, for a throttle, until its wait is over. A throttle ends after a window without attempts.',
+        },
       ),
     }),
     urls: Type.Object({

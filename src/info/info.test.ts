@@ -8,6 +8,7 @@ import { insertItems } from '../../test/items.ts';
 import { tokenFor } from '../../test/tokens.ts';
 import { PERMISSIONS } from '../oauth/permissions.ts';
 import { signIn } from '../web/sessions.logic.ts';
+import { signInLimits } from '../web/sign-in-limits.logic.ts';
 
 interface Info {
   name: string;
@@ -184,29 +185,64 @@ describe('the limits are the ones enforced', () => {
     expect(refused.json()).toMatchObject({ code: 'too_many_views' });
   });
 
-  it('sign-in rate limits: per account and per IP, as the sign-in counts them', async () => {
-    const [account, ip] = info.limits.rate_limits;
-    expect(account).toMatchObject({ name: 'sign_in_failures', per: 'account' });
-    expect(ip).toMatchObject({ name: 'sign_in_failures', per: 'ip' });
+  it('sign-in limits: per account and IP, per IP, and the throttle per account, as the sign-in counts them', async () => {
+    const [pair, ip, account] = info.limits.rate_limits;
+    expect(pair).toEqual({ name: 'sign_in_failures', limit: 5, window_seconds: 900, per: 'account_and_ip' });
+    expect(ip).toEqual({ name: 'sign_in_failures', limit: 100, window_seconds: 900, per: 'ip' });
+    expect(account).toEqual({
+      name: 'sign_in_failures',
+      limit: 10,
+      window_seconds: 900,
+      per: 'account',
+      max_delay_seconds: 300,
+    });
     const db = t.database.db;
-    // Failures against one account from many addresses: refused after the account's limit.
-    for (let i = 0; i < account!.limit; i += 1) {
-      expect(await signIn(db, 'limits', 'wrong password', `192.0.2.${i}`)).toEqual({ ok: false, reason: 'invalid' });
+    const limits = signInLimits(t.config);
+    const at = Date.parse('2026-01-01T00:00:00Z');
+    // One address against one account: refused after its limit, for the rest of the window.
+    for (let i = 0; i < pair!.limit; i += 1) {
+      expect(await signIn(db, limits, 'limits', 'wrong password', { ip: '192.0.2.1' }, at)).toEqual({
+        ok: false,
+        reason: 'invalid',
+      });
     }
-    const locked = await signIn(db, 'limits', user.password, '192.0.2.200');
-    expect(locked).toMatchObject({ ok: false, reason: 'limited' });
-    expect((locked as { retryAfterSeconds: number }).retryAfterSeconds).toBeLessThanOrEqual(account!.window_seconds);
-    // Failures from one address against several accounts (each below its own limit): refused
-    // after the address's limit.
-    const accounts = Math.ceil(ip!.limit / (account!.limit - 1));
+    expect(await signIn(db, limits, 'limits', user.password, { ip: '192.0.2.1' }, at)).toEqual({
+      ok: false,
+      reason: 'limited',
+      retryAfterSeconds: pair!.window_seconds,
+    });
+    // The account from many addresses: after its limit, each attempt waits 1 s after the one before.
+    for (let i = pair!.limit; i < account!.limit; i += 1) {
+      expect(await signIn(db, limits, 'limits', 'wrong password', { ip: `192.0.2.${10 + i}` }, at)).toMatchObject({
+        reason: 'invalid',
+      });
+    }
+    expect(await signIn(db, limits, 'limits', user.password, { ip: '192.0.2.100' }, at)).toEqual({
+      ok: false,
+      reason: 'limited',
+      retryAfterSeconds: 1,
+    });
+    expect(await signIn(db, limits, 'limits', user.password, { ip: '192.0.2.100' }, at + 1000)).toMatchObject({
+      ok: true,
+    });
+    // One address against several accounts (each below its own limits): refused after the
+    // address's limit, for every account; another address is not.
+    const perAccount = pair!.limit - 1;
+    const accounts = Math.ceil(ip!.limit / perAccount);
     const names = [];
     for (let i = 0; i < accounts; i += 1) names.push((await createTestUser(t.database)).username);
     for (let i = 0; i < ip!.limit; i += 1) {
-      const name = names[i % accounts]!;
-      expect(await signIn(db, name, 'wrong password', '198.51.100.7')).toMatchObject({ reason: 'invalid' });
+      const name = names[Math.floor(i / perAccount)]!;
+      expect(await signIn(db, limits, name, 'wrong password', { ip: '198.51.100.7' }, at)).toMatchObject({
+        reason: 'invalid',
+      });
     }
     const other = await createTestUser(t.database);
-    expect(await signIn(db, other.username, other.password, '198.51.100.7')).toMatchObject({ reason: 'limited' });
-    expect(await signIn(db, other.username, other.password, '198.51.100.8')).toMatchObject({ ok: true });
+    expect(await signIn(db, limits, other.username, other.password, { ip: '198.51.100.7' }, at)).toMatchObject({
+      reason: 'limited',
+    });
+    expect(await signIn(db, limits, other.username, other.password, { ip: '198.51.100.8' }, at)).toMatchObject({
+      ok: true,
+    });
   });
 });

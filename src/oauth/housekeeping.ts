@@ -1,17 +1,19 @@
 // Deletes what has expired: oidc-provider never removes its expired rows, and web sessions and
-// failed sign-ins pile up too. Runs at start and then periodically in every process; the
-// deletes are idempotent, so several processes doing it at once is harmless.
+// sign-in counters whose window is over pile up too. Runs at start and then periodically in
+// every process; the deletes are idempotent, so several processes doing it at once is harmless.
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../db/database.ts';
 import { nowMs } from '../lib/time.ts';
-import { FAILURE_WINDOW_MS } from '../web/sessions.logic.ts';
 import { purgeExpiredSessions } from '../web/sessions.repo.ts';
+import { purgeExpiredLimits } from '../web/sign-in-limits.repo.ts';
 import { purgeExpiredEntities } from './oauth.repo.ts';
 
 export const PURGE_INTERVAL_MS = 60 * 60 * 1000;
 
 export async function purgeExpired(db: Db, now = nowMs()): Promise<number> {
-  return (await purgeExpiredEntities(db, now)) + (await purgeExpiredSessions(db, now, now - FAILURE_WINDOW_MS));
+  return (
+    (await purgeExpiredEntities(db, now)) + (await purgeExpiredSessions(db, now)) + (await purgeExpiredLimits(db, now))
+  );
 }
 
 export async function housekeeping(app: FastifyInstance, { db }: { db: Db }) {

@@ -11,12 +11,14 @@ import { html } from '../web/html.ts';
 import {
   csrfToken,
   csrfValid,
+  rememberDevice,
   sessionUserId,
   signIn,
-  SIGN_IN_FAILED,
-  signInLimited,
+  signInClient,
+  signInRefusal,
   startSession,
 } from '../web/sessions.logic.ts';
+import { signInLimits } from '../web/sign-in-limits.logic.ts';
 import { consentPage, expiredPage, signInPage } from './pages.ts';
 
 type Params = { Params: { uid: string } };
@@ -52,6 +54,7 @@ function sendHtml(reply: FastifyReply, status: number, body: string, redirectUri
 
 export async function interactionRoutes(app: FastifyInstance, { provider, db, config }: Deps) {
   await app.register(formbody);
+  const limits = signInLimits(config);
   const hide = { schema: { hide: true } };
 
   // The interaction bound to this browser's cookie, checked against the URL. Any failure
@@ -123,19 +126,14 @@ export async function interactionRoutes(app: FastifyInstance, { provider, db, co
     const redirectUri = it.details.params.redirect_uri;
     if (!csrfValid(request, config.baseUrl, config.secretKey, form.csrf)) return expired(reply);
     const username = String(form.username ?? '');
-    const result = await signIn(db, username, String(form.password ?? ''), request.ip);
+    const result = await signIn(db, limits, username, String(form.password ?? ''), signInClient(request));
     if (!result.ok) {
-      const limited = result.reason === 'limited';
-      if (limited) void reply.header('retry-after', String(result.retryAfterSeconds));
-      const error = limited ? signInLimited(result.retryAfterSeconds) : SIGN_IN_FAILED;
-      return sendHtml(
-        reply,
-        limited ? 429 : 401,
-        signInForm(request, reply, it.clientName, { username, error }),
-        redirectUri,
-      );
+      const { status, headers, error } = signInRefusal(result);
+      const body = signInForm(request, reply, it.clientName, { username, error });
+      return sendHtml(reply.headers(headers), status, body, redirectUri);
     }
     await startSession(db, request, reply, config.baseUrl, result.user.id);
+    rememberDevice(request, reply, config.baseUrl, result.device);
     return finish(request, reply, { login: { accountId: result.user.id } });
   });
 

@@ -296,6 +296,39 @@ describe('the sign-in and consent pages', () => {
     expect(wrong).toEqual(unknown);
     expect(wrong.body).toContain('The username or password is wrong.');
   });
+
+  it('the same sign-in limits as /account, one count for both: a burst gets 429 with Retry-After on the page, never a 500', async () => {
+    const user = await createTestUser(t.database);
+    const browser = new Browser();
+    const url = new URL(
+      (await authorizationRequest(as, { clientId: client.client_id, redirectUri: REDIRECT, scope: 'get_views' })).url,
+    );
+    const interaction = new URL((await browser.request(url.href)).headers.get('location')!, url).href;
+    const form = formOf(await (await browser.request(interaction)).text())!;
+    const post = (password: string) =>
+      browser.request(new URL(form.action, url).href, {
+        form: { csrf: form.csrf, username: user.username, password },
+      });
+    const burst = await Promise.all(Array.from({ length: 40 }, () => post('wrong password')));
+    const statuses = burst.map((r) => r.status);
+    expect(statuses.filter((s) => s === 401)).toHaveLength(5);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(35);
+    const refused = burst.find((r) => r.status === 429)!;
+    expect(refused.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
+    expect(refused.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    const page = await refused.text();
+    expect(page).toMatch(/<p class="error" role="alert">Too many sign-in attempts\. Try again in \d+ minutes?\.<\/p>/);
+    expect(page).toContain('<strong>Test &lt;App&gt;</strong> wants to use your Waypost account');
+    expect(formOf(page)?.action).toBe(form.action);
+    // The right password now: refused here, and on /account (the same count).
+    expect((await post(user.password)).status).toBe(429);
+    const account = new Browser();
+    const accountForm = formOf(await (await account.request(`${t.baseUrl}/account`)).text())!;
+    const viaAccount = await account.request(`${t.baseUrl}${accountForm.action}`, {
+      form: { csrf: accountForm.csrf, username: user.username, password: user.password },
+    });
+    expect(viaAccount.status).toBe(429);
+  });
 });
 
 describe('refusals (RFC 9700)', () => {

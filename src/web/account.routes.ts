@@ -13,12 +13,14 @@ import {
   csrfToken,
   csrfValid,
   endSession,
+  rememberDevice,
   sessionUserId,
   signIn,
-  SIGN_IN_FAILED,
-  signInLimited,
+  signInClient,
+  signInRefusal,
   startSession,
 } from './sessions.logic.ts';
+import { signInLimits } from './sign-in-limits.logic.ts';
 
 type Form = { Body: { username?: string; password?: string; csrf?: string } | undefined };
 
@@ -30,6 +32,7 @@ const seeOther = (reply: FastifyReply, to: string) => reply.code(303).header('ca
 
 export async function accountRoutes(app: FastifyInstance, { db, config }: { db: Db; config: Config }) {
   await app.register(formbody);
+  const limits = signInLimits(config);
   const hide = { schema: { hide: true } };
   const csrf = (request: FastifyRequest, reply: FastifyReply) =>
     csrfToken(request, reply, config.baseUrl, config.secretKey);
@@ -101,14 +104,13 @@ export async function accountRoutes(app: FastifyInstance, { db, config }: { db: 
   app.post<Form>('/account/sign-in', hide, async (request, reply) => {
     if (!csrfOk(request)) return expired(reply);
     const username = String(request.body?.username ?? '');
-    const result = await signIn(db, username, String(request.body?.password ?? ''), request.ip);
+    const result = await signIn(db, limits, username, String(request.body?.password ?? ''), signInClient(request));
     if (!result.ok) {
-      const limited = result.reason === 'limited';
-      if (limited) void reply.header('retry-after', String(result.retryAfterSeconds));
-      const error = limited ? signInLimited(result.retryAfterSeconds) : SIGN_IN_FAILED;
-      return send(reply, limited ? 429 : 401, signInForm(request, reply, { username, error }));
+      const { status, headers, error } = signInRefusal(result);
+      return send(reply.headers(headers), status, signInForm(request, reply, { username, error }));
     }
     await startSession(db, request, reply, config.baseUrl, result.user.id);
+    rememberDevice(request, reply, config.baseUrl, result.device);
     return seeOther(reply, '/account');
   });
 

@@ -6,17 +6,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../db/database.ts';
 import { deriveKey, randomToken, safeEqual, sha256Hex } from '../lib/crypto.ts';
 import { nowMs } from '../lib/time.ts';
-import { usernameKey } from '../users/users.rules.ts';
 import { authenticate, type User } from '../users/users.logic.ts';
-import {
-  countFailures,
-  deleteFailures,
-  deleteSession,
-  findSessionUserId,
-  insertFailures,
-  insertSession,
-  oldestFailure,
-} from './sessions.repo.ts';
+import { deleteSession, findSessionUserId, insertSession } from './sessions.repo.ts';
+import { deviceToken, giveBack, reserveAttempt, type Client, type SignInLimits } from './sign-in-limits.logic.ts';
 
 export const SESSION_COOKIE = 'wp_session';
 export const CSRF_COOKIE = 'wp_csrf';
@@ -114,49 +106,69 @@ export function csrfValid(request: FastifyRequest, baseUrl: string, secretKey: B
   return typeof token === 'string' && cookie !== undefined && safeEqual(token, csrfFor(secretKey, cookie));
 }
 
-// --- sign-in with rate limits per account and per IP, counted in the database.
+// --- sign-in, with the limits of src/web/sign-in-limits.logic.ts.
 
-export const FAILURE_WINDOW_MS = 15 * 60 * 1000;
-export const ACCOUNT_FAILURE_LIMIT = 5;
-export const IP_FAILURE_LIMIT = 20;
+export const DEVICE_COOKIE = 'wp_device';
+export const DEVICE_TTL_SECONDS = 365 * 24 * 60 * 60;
 
 export type SignInResult =
-  | { ok: true; user: User }
+  /** `device`: the device cookie to set (docs/sign-in-limits.md). */
+  | { ok: true; user: User; device: string }
   | { ok: false; reason: 'invalid' }
   | { ok: false; reason: 'limited'; retryAfterSeconds: number };
 
 /**
- * Checks a username and password. Failures count against the account name (whether or not it
- * exists, so the limit itself says nothing) and the client's IP; past a limit, the password is
- * not even checked until the window moves on.
+ * Checks a username and password. The attempt is reserved first, as a failure, in one atomic
+ * step per key (an unknown username counts like a known one, so the limits say nothing about
+ * which names exist); refused, the password is not even checked. A right password gives the
+ * reservation back.
  */
-export async function signIn(db: Db, username: string, password: string, ip: string): Promise<SignInResult> {
-  const now = nowMs();
-  const since = now - FAILURE_WINDOW_MS;
-  const accountKey = sha256Hex(`account:${usernameKey(username)}`);
-  const ipKey = sha256Hex(`ip:${ip}`);
-  for (const [key, limit] of [
-    [accountKey, ACCOUNT_FAILURE_LIMIT],
-    [ipKey, IP_FAILURE_LIMIT],
-  ] as const) {
-    if ((await countFailures(db, key, since)) >= limit) {
-      const oldest = (await oldestFailure(db, key, since)) ?? now;
-      return {
-        ok: false,
-        reason: 'limited',
-        retryAfterSeconds: Math.max(1, Math.ceil((oldest + FAILURE_WINDOW_MS - now) / 1000)),
-      };
-    }
-  }
+export async function signIn(
+  db: Db,
+  limits: SignInLimits,
+  username: string,
+  password: string,
+  client: Client,
+  now = nowMs(),
+): Promise<SignInResult> {
+  const reservation = await reserveAttempt(db, limits, username, client, now);
+  if (!reservation.ok) return { ok: false, reason: 'limited', retryAfterSeconds: reservation.retryAfterSeconds };
   const user = await authenticate(db, username, password);
-  if (!user) {
-    await insertFailures(db, [accountKey, ipKey], now);
-    return { ok: false, reason: 'invalid' };
-  }
-  await deleteFailures(db, accountKey);
-  return { ok: true, user };
+  if (!user) return { ok: false, reason: 'invalid' };
+  await giveBack(db, reservation.reserved);
+  const device = reservation.trusted && client.device ? client.device : deviceToken(limits, user.username);
+  return { ok: true, user, device };
+}
+
+/** Who is signing in, as the limits see it: the address, and this browser's device cookie. */
+export function signInClient(request: FastifyRequest): Client {
+  return { ip: request.ip, device: readCookie(request, DEVICE_COOKIE) };
+}
+
+/** Keeps the device cookie of a successful sign-in (renewed on each). */
+export function rememberDevice(request: FastifyRequest, reply: FastifyReply, baseUrl: string, device: string): void {
+  setCookie(reply, request, baseUrl, DEVICE_COOKIE, device, DEVICE_TTL_SECONDS);
+}
+
+/** How a page answers a sign-in that did not succeed: status, headers and the words to show. */
+export function signInRefusal(result: Exclude<SignInResult, { ok: true }>): {
+  status: 401 | 429;
+  headers: Record<string, string>;
+  error: string;
+} {
+  if (result.reason === 'invalid') return { status: 401, headers: {}, error: SIGN_IN_FAILED };
+  const seconds = result.retryAfterSeconds;
+  return {
+    status: 429,
+    headers: { 'retry-after': String(seconds) },
+    error: `Too many sign-in attempts. Try again in ${waitInWords(seconds)}.`,
+  };
+}
+
+function waitInWords(seconds: number): string {
+  if (seconds < 60) return seconds === 1 ? '1 second' : `${seconds} seconds`;
+  const minutes = Math.ceil(seconds / 60);
+  return minutes === 1 ? '1 minute' : `${minutes} minutes`;
 }
 
 export const SIGN_IN_FAILED = 'The username or password is wrong.';
-export const signInLimited = (seconds: number) =>
-  `Too many failed sign-ins. Try again in ${Math.ceil(seconds / 60)} minute${seconds > 60 ? 's' : ''}.`;

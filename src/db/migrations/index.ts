@@ -10,6 +10,7 @@ import * as m0006 from './0006_item_counters.ts';
 import * as m0010 from './0010_tracker_tokens.ts';
 import * as m0011 from './0011_imports.ts';
 import * as m0014 from './0014_auth_version.ts';
+import * as m0008 from './0008_sign_in_limits.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_users': m0001,
@@ -21,4 +22,5 @@ export const migrations: Record<string, Migration> = {
   '0010_tracker_tokens': m0010,
   '0011_imports': m0011,
   '0014_auth_version': m0014,
+  '0008_sign_in_limits': m0008,
 };
