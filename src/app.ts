@@ -107,7 +107,7 @@ export async function buildApp({ config, database, logger, onJobsQueued }: AppDe
   app.setErrorHandler(handleError);
   await app.register(plumbing);
   await app.register(openapi, { baseUrl: config.baseUrl });
-  await app.register(metrics, { token: config.metricsToken });
+  await app.register(metrics, { token: config.metricsToken, loopback: config.metricsLoopback });
   await app.register(cors);
 
   const { db } = database;

@@ -56,8 +56,16 @@ export interface Config {
   publicCacheRevalidateMs: number;
   /** Trust `X-Forwarded-*` from a reverse proxy. `WAYPOST_TRUST_PROXY` = `true`/`false`, default `false`. */
   trustProxy: boolean;
-  /** When set, `GET /metrics` needs `Authorization: Bearer <this>`. `WAYPOST_METRICS_TOKEN`, default unset. */
+  /** `GET /metrics` answers a request carrying `Authorization: Bearer <this>`, from anywhere.
+   * `WAYPOST_METRICS_TOKEN`, default unset. With neither this nor `metricsLoopback`, `/metrics`
+   * does not exist (404, like any unknown path): request counts per route tell a stranger when
+   * a person is active. */
   metricsToken: string | undefined;
+  /** `GET /metrics` answers, without a token, a request whose connection comes from the machine
+   * itself (127.0.0.0/8, ::1) and that carries no `Forwarded`/`X-Forwarded-For` header (so a
+   * reverse proxy on the same machine does not make every visitor local); others get 404, or 401
+   * when a metrics token is set too. `WAYPOST_METRICS_LOOPBACK` = `true`/`false`, default `false`. */
+  metricsLoopback: boolean;
   /** Lifetime of OAuth access tokens in seconds. `WAYPOST_ACCESS_TOKEN_TTL`, default 3600 (one hour,
    * API.md "OAuth2"); from 60 to 86400. Refresh tokens renew them. */
   accessTokenTtl: number;
@@ -226,6 +234,7 @@ export function loadConfig(env: Env = process.env): Config {
     publicCacheRevalidateMs: integer(env, 'WAYPOST_PUBLIC_CACHE_REVALIDATE_MS', 1000, 0, 60_000),
     trustProxy: boolean(env, 'WAYPOST_TRUST_PROXY', false),
     metricsToken: read(env, 'WAYPOST_METRICS_TOKEN'),
+    metricsLoopback: boolean(env, 'WAYPOST_METRICS_LOOPBACK', false),
     accessTokenTtl: integer(env, 'WAYPOST_ACCESS_TOKEN_TTL', 3600, 60, 86400),
     clientRegistrationOpen: oneOf(env, 'WAYPOST_CLIENT_REGISTRATION', ['open', 'closed'], 'open') === 'open',
     secretKey: secretKey(env, dataDir),

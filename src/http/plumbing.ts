@@ -5,7 +5,7 @@ import fp from 'fastify-plugin';
 import FindMyWay from 'find-my-way';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
-import { problem, sendProblem } from './errors.ts';
+import { problem, sendProblem, type Problem } from './errors.ts';
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -30,6 +30,12 @@ function headersOf(middleware: ReturnType<typeof helmet>): Record<string, string
     if (error) throw error instanceof Error ? error : new Error('helmet refused its options');
   });
   return headers;
+}
+
+/** The answer for a path nothing lives at; also for a route that hides from those it does not serve. */
+export function nothingHere(request: FastifyRequest): Problem {
+  const path = request.url.split('?')[0] ?? '/';
+  return problem(404, 'not_found', `Nothing lives at ${request.method} ${path}.`);
 }
 
 async function plumbing(app: FastifyInstance) {
@@ -91,7 +97,7 @@ async function plumbing(app: FastifyInstance) {
         },
       );
     }
-    return sendProblem(reply, problem(404, 'not_found', `Nothing lives at ${request.method} ${path}.`));
+    return sendProblem(reply, nothingHere(request));
   });
 }
 

@@ -22,7 +22,7 @@ let rs: { client: oauth.Client; auth: oauth.ClientAuth };
 let resolve: ReturnType<typeof bearerResolver>;
 
 beforeAll(async () => {
-  t = await listeningTestApp();
+  t = await listeningTestApp({ env: { WAYPOST_METRICS_LOOPBACK: 'true' } });
   person = await createTestUser(t.database, { username: 'alice', password: 'correct horse battery' });
   resolve = bearerResolver(t.app.oauthProvider);
 
