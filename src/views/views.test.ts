@@ -255,7 +255,7 @@ describe('access', () => {
     expect((await get('/views', tok.other)).json()).toEqual([]);
   });
 
-  it('writing needs manage_views; a private view needs get_private_scope too', async () => {
+  it('writing needs manage_views; a private view needs get_views and get_private_scope too', async () => {
     const noManage = await post('/views', { name: 'x', scope: 'public' }, tok.views);
     expect(noManage.statusCode).toBe(401);
     expect(noManage.headers['www-authenticate']).toBe(INSUFFICIENT('manage_views'));
@@ -263,7 +263,14 @@ describe('access', () => {
 
     const privateCreate = await post('/views', { name: 'x' }, tok.manage);
     expect(privateCreate.statusCode).toBe(401);
-    expect(privateCreate.headers['www-authenticate']).toBe(INSUFFICIENT('get_private_scope'));
+    expect(privateCreate.headers['www-authenticate']).toBe(INSUFFICIENT('get_views'));
+    const manageAndPrivate = await tokenFor(t, owner, ['manage_views', 'get_private_scope']);
+    const withoutGetViews = await post(`/views/${privateView.id}`, { name: 'peek' }, manageAndPrivate);
+    expect(withoutGetViews.statusCode).toBe(401);
+    expect(withoutGetViews.headers['www-authenticate']).toBe(INSUFFICIENT('get_views'));
+    const deleteUnseen = await del(`/views/${privateView.id}`, manageAndPrivate);
+    expect(deleteUnseen.statusCode).toBe(401);
+    expect(deleteUnseen.headers['www-authenticate']).toBe(INSUFFICIENT('get_views'));
     const privateUpdate = await post(`/views/${privateView.id}`, { name: 'peek' }, tok.manage);
     expect(privateUpdate.statusCode).toBe(401);
     const makePrivate = await post(`/views/${publicView.id}`, { scope: 'private' }, tok.manage);
@@ -282,6 +289,84 @@ describe('access', () => {
       expect((await del(`/views/${view.id}`, tok.other)).statusCode).toBe(404);
     }
     expect((await get(`/views/${privateView.id}`, tok.all)).json()).toMatchObject({ name: 'Private' });
+  });
+});
+
+// Every view route x every kind of caller x public and private view, with exact statuses
+// (docs/api-views.md "The matrix"). Each cell works on a view of its own, made just before.
+describe('access matrix', () => {
+  type Caller = 'none' | 'nothing' | 'read' | 'manage' | 'all' | 'other';
+  type Route = 'list' | 'create' | 'read' | 'change' | 'delete';
+  const callers: Caller[] = ['none', 'nothing', 'read', 'manage', 'all', 'other'];
+  const token: Record<Caller, string | undefined> = {} as never;
+  const REALM = 'Bearer realm="waypost"';
+
+  beforeAll(async () => {
+    token.none = undefined;
+    token.nothing = await tokenFor(t, owner, ['create_post']);
+    token.read = await tokenFor(t, owner, ['get_views', 'get_private_scope']);
+    token.manage = await tokenFor(t, owner, ['manage_views']);
+    token.all = tok.all;
+    token.other = tok.other;
+  });
+
+  // [status, WWW-Authenticate of a 401] per caller, in the order of `callers`.
+  type Cell = number | [401, string];
+  const none: Cell = [401, REALM];
+  const lacks = (permission: string): Cell => [401, INSUFFICIENT(permission)];
+  const MATRIX: [Route, 'public' | 'private', Cell[]][] = [
+    ['list', 'public', [none, lacks('get_views'), 200, lacks('get_views'), 200, 200]],
+    ['list', 'private', [none, lacks('get_views'), 200, lacks('get_views'), 200, 200]],
+    ['create', 'public', [none, lacks('manage_views'), lacks('manage_views'), 201, 201, 201]],
+    ['create', 'private', [none, lacks('manage_views'), lacks('manage_views'), lacks('get_views'), 201, 201]],
+    ['read', 'public', [200, 200, 200, 200, 200, 200]],
+    ['read', 'private', [none, lacks('get_views'), 200, lacks('get_views'), 200, 404]],
+    ['change', 'public', [none, lacks('manage_views'), lacks('manage_views'), 200, 200, 404]],
+    ['change', 'private', [none, lacks('manage_views'), lacks('manage_views'), lacks('get_views'), 200, 404]],
+    ['delete', 'public', [none, lacks('manage_views'), lacks('manage_views'), 204, 204, 404]],
+    ['delete', 'private', [none, lacks('manage_views'), lacks('manage_views'), lacks('get_views'), 204, 404]],
+  ];
+
+  const cells = MATRIX.flatMap(([route, scope, row]) =>
+    callers.map((caller, index) => [route, scope, caller, row[index]!] as const),
+  );
+
+  it.each(cells)('%s a %s view as %s: %j', async (route, scope, caller, cell) => {
+    const [status, challenge] = typeof cell === 'number' ? [cell, undefined] : cell;
+    const view = await create({ name: `${route} ${scope} ${caller}`, scope });
+    const url = `/views/${view.id}`;
+    const as = token[caller];
+    const response = await {
+      list: () => get('/views', as),
+      create: () =>
+        t.app.inject({ method: 'POST', url: '/views', headers: headers(as), payload: { name: 'n', scope } }),
+      read: () => get(url, as),
+      change: () => t.app.inject({ method: 'POST', url, headers: headers(as), payload: { description: 'changed' } }),
+      delete: () => t.app.inject({ method: 'DELETE', url, headers: headers(as) }),
+    }[route]();
+    expect(response.statusCode, response.body).toBe(status);
+    expect(response.headers['www-authenticate']).toBe(challenge);
+    if (status === 404) {
+      const method = route === 'read' ? 'GET' : route === 'change' ? 'POST' : 'DELETE';
+      const missing = await t.app.inject({
+        method,
+        url: `/views/${newId()}`,
+        headers: headers(as),
+        ...(route === 'change' ? { payload: { description: 'changed' } } : {}),
+      });
+      expect(missing.statusCode).toBe(404);
+      expect(response.body).toBe(missing.body);
+    }
+    if (route === 'list' && status === 200) {
+      const listed = response.json<{ id: string }[]>().map((v) => v.id);
+      expect(listed.includes(view.id)).toBe(caller !== 'other');
+    }
+    // A refused change or delete changed nothing.
+    const after = (await get(url, tok.all)).json<ViewBody>();
+    const changed = route === 'change' && status === 200;
+    const deleted = route === 'delete' && status === 204;
+    if (deleted) expect((await get(url, tok.all)).statusCode).toBe(404);
+    else expect(after.description).toBe(changed ? 'changed' : '');
   });
 });
 
