@@ -170,7 +170,7 @@ describe('POST /posts', () => {
       {
         name: 'an unknown field',
         inputs: fc.tuple(unknownField(KNOWN), fc.jsonValue({ maxDepth: 1 })),
-        answer: ([name]) => invalid([`body/${name}`, 'is not a known field']),
+        answer: (input) => invalid([`body/${(input as [string, unknown])[0]}`, 'is not a known field']),
       },
       {
         name: 'text blank or over 5000 characters after trimming',
