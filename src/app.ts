@@ -12,7 +12,7 @@ import { healthRoutes } from './http/health.ts';
 import { RequestLogController } from './logger.ts';
 import metrics, { type ResponseLabels } from './http/metrics.ts';
 import openapi from './http/openapi.ts';
-import plumbing, { requestId } from './http/plumbing.ts';
+import plumbing, { clientErrorHandler, frameworkErrors, requestId } from './http/plumbing.ts';
 import { importsRoutes } from './imports/imports.routes.ts';
 import { infoRoutes } from './info/info.routes.ts';
 import { locationsRoutes } from './locations/locations.routes.ts';
@@ -83,7 +83,11 @@ export async function buildApp({ config, database, logger, onJobsQueued }: AppDe
     trustProxy: config.trustProxy,
     // On shutdown: idle keep-alive sockets close at once, requests in flight finish.
     forceCloseConnections: 'idle',
-    return503OnClosing: true,
+    // Requests during shutdown, router failures and requests Node cannot parse are answered as
+    // problem+json with the usual headers (src/http/plumbing.ts), not in fastify's format.
+    return503OnClosing: false,
+    frameworkErrors,
+    clientErrorHandler,
     ajv: {
       // Unknown fields are an error, not silently dropped (API.md: no mass assignment).
       customOptions: { removeAdditional: false, allErrors: true, coerceTypes: 'array', useDefaults: true },
@@ -105,7 +109,7 @@ export async function buildApp({ config, database, logger, onJobsQueued }: AppDe
   app.setErrorHandler(handleError);
   await app.register(plumbing);
   await app.register(openapi, { baseUrl: config.baseUrl });
-  await app.register(metrics, { token: config.metricsToken });
+  await app.register(metrics, { token: config.metricsToken, loopback: config.metricsLoopback });
   await app.register(cors);
 
   const { db } = database;

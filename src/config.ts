@@ -74,8 +74,16 @@ export interface Config {
   /** The longest wait between attempts on an account, in seconds.
    * `WAYPOST_SIGN_IN_MAX_DELAY_SECONDS`, default 300; from 1 to 900. */
   signInMaxDelaySeconds: number;
-  /** When set, `GET /metrics` needs `Authorization: Bearer <this>`. `WAYPOST_METRICS_TOKEN`, default unset. */
+  /** `GET /metrics` answers a request carrying `Authorization: Bearer <this>`, from anywhere.
+   * `WAYPOST_METRICS_TOKEN`, default unset. With neither this nor `metricsLoopback`, `/metrics`
+   * does not exist (404, like any unknown path): request counts per route tell a stranger when
+   * a person is active. */
   metricsToken: string | undefined;
+  /** `GET /metrics` answers, without a token, a request whose connection comes from the machine
+   * itself (127.0.0.0/8, ::1) and that carries no `Forwarded`/`X-Forwarded-For` header (so a
+   * reverse proxy on the same machine does not make every visitor local); others get 404, or 401
+   * when a metrics token is set too. `WAYPOST_METRICS_LOOPBACK` = `true`/`false`, default `false`. */
+  metricsLoopback: boolean;
   /** Lifetime of OAuth access tokens in seconds. `WAYPOST_ACCESS_TOKEN_TTL`, default 3600 (one hour,
    * API.md "OAuth2"); from 60 to 86400. Refresh tokens renew them. */
   accessTokenTtl: number;
@@ -249,6 +257,7 @@ export function loadConfig(env: Env = process.env): Config {
     signInAccountFree: integer(env, 'WAYPOST_SIGN_IN_ACCOUNT_FREE', 10, 1, 1000),
     signInMaxDelaySeconds: integer(env, 'WAYPOST_SIGN_IN_MAX_DELAY_SECONDS', 300, 1, 900),
     metricsToken: read(env, 'WAYPOST_METRICS_TOKEN'),
+    metricsLoopback: boolean(env, 'WAYPOST_METRICS_LOOPBACK', false),
     accessTokenTtl: integer(env, 'WAYPOST_ACCESS_TOKEN_TTL', 3600, 60, 86400),
     clientRegistrationOpen: oneOf(env, 'WAYPOST_CLIENT_REGISTRATION', ['open', 'closed'], 'open') === 'open',
     secretKey: secretKey(env, dataDir),

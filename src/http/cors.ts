@@ -12,7 +12,11 @@ const NO_CORS = /^\/(?:oauth\/|account(?:\/|$)|setup(?:\/|$)|register(?:\/|$)|$|
 async function corsPlugin(app: FastifyInstance) {
   await app.register(cors, {
     delegator: (request, callback) => {
-      const api = !NO_CORS.test(request.url ?? '/');
+      // An OPTIONS request that is not a preflight gets no CORS, so it falls through to the
+      // 404/405 problem of src/http/plumbing.ts instead of the plugin's plain-text 400.
+      const notPreflight =
+        request.method === 'OPTIONS' && (!request.headers.origin || !request.headers['access-control-request-method']);
+      const api = !NO_CORS.test(request.url ?? '/') && !notPreflight;
       callback(null, {
         origin: api ? '*' : false,
         credentials: false,

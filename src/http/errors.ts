@@ -72,6 +72,7 @@ const FASTIFY_ERRORS: Record<string, [number, string]> = {
   FST_ERR_CTP_INVALID_JSON_BODY: [400, 'invalid_json'],
   FST_ERR_CTP_INVALID_TYPE: [400, 'invalid_request'],
   FST_ERR_BAD_URL: [400, 'invalid_request'],
+  FST_ERR_MAX_PARAM_LENGTH: [414, 'uri_too_long'],
   FST_ERR_ASYNC_CONSTRAINT: [400, 'invalid_request'],
 };
 

@@ -1,11 +1,18 @@
 // Prometheus metrics at GET /metrics: request counts and latency histograms by route and
 // status, plus the process's own (memory, event loop, GC). One registry per app, so tests
 // that build many apps do not share counters.
-import type { FastifyInstance } from 'fastify';
+//
+// Request counts per route tell a stranger when a person is active, so the endpoint exists
+// only when the operator opens it (src/config.ts: `metricsToken`, `metricsLoopback`): to a
+// request with the metrics token, or to one straight from this machine. Anyone else gets 401
+// when a token is set (so a scraper with a wrong one learns why), else the 404 of an unknown path.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { safeEqual } from '../lib/crypto.ts';
-import { AppError } from './errors.ts';
+import { classifyAddress } from '../lib/ssrf.ts';
+import { AppError, sendProblem } from './errors.ts';
+import { nothingHere } from './plumbing.ts';
 import { problems } from './schemas.ts';
 
 declare module 'fastify' {
@@ -23,7 +30,24 @@ export interface ResponseLabels {
   statusCode: number;
 }
 
-async function metrics(app: FastifyInstance, options: { token: string | undefined }) {
+/** Headers a reverse proxy adds: a request carrying one came from elsewhere, whatever its socket says. */
+const FORWARDING = ['forwarded', 'x-forwarded-for', 'x-real-ip'];
+
+/** The connection comes from this machine and no proxy relayed it. */
+function fromThisMachine(request: FastifyRequest): boolean {
+  const peer = request.socket.remoteAddress;
+  if (peer === undefined || FORWARDING.some((name) => request.headers[name] !== undefined)) return false;
+  return classifyAddress(peer) === 'loopback';
+}
+
+export interface MetricsOptions {
+  /** Requests with `Authorization: Bearer <token>` may read the metrics. */
+  token: string | undefined;
+  /** Requests from this machine may read them without a token. */
+  loopback: boolean;
+}
+
+async function metrics(app: FastifyInstance, options: MetricsOptions) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const labelNames = ['method', 'route', 'status_code'] as const;
@@ -63,6 +87,12 @@ async function metrics(app: FastifyInstance, options: { token: string | undefine
     done();
   });
 
+  if (options.token === undefined && !options.loopback) return; // off: /metrics is an unknown path
+
+  const who = [
+    options.token !== undefined ? 'a request with `Authorization: Bearer <WAYPOST_METRICS_TOKEN>`' : undefined,
+    options.loopback ? 'a request from this machine (loopback, not relayed by a proxy)' : undefined,
+  ].filter(Boolean);
   app.get(
     '/metrics',
     {
@@ -70,19 +100,23 @@ async function metrics(app: FastifyInstance, options: { token: string | undefine
         summary: 'Prometheus metrics',
         description:
           'Request counts and latency histograms by route and status, and process metrics, in the Prometheus text format. ' +
-          'Open unless the operator sets `WAYPOST_METRICS_TOKEN`, then `Authorization: Bearer <that token>` is needed.',
+          `Off unless the operator opens it; this server answers ${who.join(' or ')}. ` +
+          'Anyone else gets 401 when a metrics token is set, else 404 as for an unknown path.',
         tags: ['operations'],
         response: {
           200: {
             description: 'Prometheus text exposition format.',
             content: { 'text/plain': { schema: { type: 'string' } } },
           },
-          ...problems(401),
+          ...problems(401, 404),
         },
       },
     },
     async (request, reply) => {
-      if (options.token !== undefined && !safeEqual(request.headers.authorization ?? '', `Bearer ${options.token}`)) {
+      const { token } = options;
+      const withToken = token !== undefined && safeEqual(request.headers.authorization ?? '', `Bearer ${token}`);
+      if (!withToken && !(options.loopback && fromThisMachine(request))) {
+        if (token === undefined) return sendProblem(reply, nothingHere(request));
         throw new AppError(401, 'unauthorized', "The metrics need the operator's metrics token.", {
           headers: { 'www-authenticate': 'Bearer realm="waypost-metrics"' },
         });

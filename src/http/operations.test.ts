@@ -27,39 +27,132 @@ describe('health', () => {
 });
 
 describe('GET /metrics', () => {
-  it('counts requests and their latency by route pattern and status', async () => {
-    await t.app.inject({ method: 'GET', url: '/users/nobody1' });
-    await t.app.inject({ method: 'GET', url: '/users/nobody2' });
-    const response = await t.app.inject({ method: 'GET', url: '/metrics' });
-    expect(response.statusCode).toBe(200);
-    expect(response.headers['content-type']).toContain('text/plain');
-    const text = response.body;
-    expect(text).toContain('http_requests_total{method="GET",route="/users/:username",status_code="404"} 2');
-    expect(text).toMatch(
-      /http_request_duration_seconds_bucket\{le="0.005",method="GET",route="\/users\/:username",status_code="404"\} \d/,
-    );
-    expect(text).toContain(
-      'http_request_duration_seconds_count{method="GET",route="/users/:username",status_code="404"} 2',
-    );
-    expect(text).toContain('process_resident_memory_bytes');
-    expect(text).not.toContain('nobody1');
+  const get = (app: TestApp, options: { from?: string; headers?: Record<string, string> } = {}) =>
+    app.app.inject({
+      method: 'GET',
+      url: '/metrics',
+      remoteAddress: options.from ?? '127.0.0.1',
+      headers: options.headers,
+    });
+  const NOTHING_HERE = {
+    type: 'urn:waypost:problem:not_found',
+    title: 'Not Found',
+    status: 404,
+    detail: 'Nothing lives at GET /metrics.',
+    code: 'not_found',
+  };
+  const TOKEN = { authorization: 'Bearer s3cret-metrics' };
+
+  async function withApp(env: Record<string, string>, run: (app: TestApp) => Promise<void>) {
+    const app = await buildTestApp({ env });
+    try {
+      await run(app);
+    } finally {
+      await app.close();
+    }
+  }
+
+  function expectNothingHere(response: Awaited<ReturnType<typeof get>>) {
+    expect(response.statusCode).toBe(404);
+    expect(response.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+    expect(response.headers['x-frame-options']).toBe('DENY');
+    expect(response.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(response.json()).toEqual(NOTHING_HERE);
+  }
+
+  it('is off unless configured: 404 as for an unknown path, from anywhere, token or not, and not documented', async () => {
+    for (const from of ['127.0.0.1', '::1', '203.0.113.5']) {
+      expectNothingHere(await get(t, { from }));
+      expectNothingHere(await get(t, { from, headers: TOKEN }));
+    }
+    const unknown = await t.app.inject({ method: 'GET', url: '/metricz' });
+    expect(unknown.json()).toEqual({ ...NOTHING_HERE, detail: 'Nothing lives at GET /metricz.' });
+    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json<{ paths: object }>();
+    expect(doc.paths).not.toHaveProperty('/metrics');
   });
 
-  it('needs the metrics token when the operator sets one', async () => {
-    const guarded = await buildTestApp({ env: { WAYPOST_METRICS_TOKEN: 's3cret-metrics' } });
-    try {
-      const refused = await guarded.app.inject({ method: 'GET', url: '/metrics' });
-      expect(refused.statusCode).toBe(401);
-      expect(refused.headers['content-type']).toBe('application/problem+json; charset=utf-8');
-      const allowed = await guarded.app.inject({
-        method: 'GET',
-        url: '/metrics',
-        headers: { authorization: 'Bearer s3cret-metrics' },
-      });
-      expect(allowed.statusCode).toBe(200);
-    } finally {
-      await guarded.close();
-    }
+  const RELAYED: Record<string, string>[] = [
+    { 'x-forwarded-for': '203.0.113.5' },
+    { forwarded: 'for=203.0.113.5' },
+    { 'x-real-ip': '203.0.113.5' },
+    { 'x-forwarded-for': '127.0.0.1' },
+  ];
+  const NO_TOKEN: Record<string, string>[] = [
+    {},
+    { authorization: 'Bearer wrong' },
+    { authorization: 's3cret-metrics' },
+  ];
+
+  it('WAYPOST_METRICS_LOOPBACK: this machine only, never a request a proxy relayed', async () => {
+    await withApp({ WAYPOST_METRICS_LOOPBACK: 'true' }, async (app) => {
+      for (const from of ['127.0.0.1', '127.0.0.53', '::1', '::ffff:127.0.0.1']) {
+        const response = await get(app, { from });
+        expect(response.statusCode).toBe(200);
+        expect(response.headers['content-type']).toBe('text/plain; version=0.0.4; charset=utf-8');
+      }
+      for (const from of ['203.0.113.5', '10.0.0.2', '::ffff:192.168.1.1', '2001:db8::1']) {
+        expectNothingHere(await get(app, { from }));
+        expectNothingHere(await get(app, { from, headers: TOKEN }));
+      }
+      for (const relayed of RELAYED) {
+        expectNothingHere(await get(app, { headers: relayed }));
+      }
+    });
+  });
+
+  it('WAYPOST_METRICS_TOKEN: the token from anywhere, 401 without it, loopback no exception', async () => {
+    await withApp({ WAYPOST_METRICS_TOKEN: 's3cret-metrics' }, async (app) => {
+      for (const from of ['127.0.0.1', '203.0.113.5']) {
+        expect((await get(app, { from, headers: TOKEN })).statusCode).toBe(200);
+        for (const headers of NO_TOKEN) {
+          const refused = await get(app, { from, headers });
+          expect(refused.statusCode).toBe(401);
+          expect(refused.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+          expect(refused.headers['www-authenticate']).toBe('Bearer realm="waypost-metrics"');
+          expect(refused.json()).toEqual({
+            type: 'urn:waypost:problem:unauthorized',
+            title: 'Unauthorized',
+            status: 401,
+            detail: "The metrics need the operator's metrics token.",
+            code: 'unauthorized',
+          });
+        }
+      }
+    });
+  });
+
+  it('both: the token from anywhere, or this machine without one', async () => {
+    await withApp({ WAYPOST_METRICS_TOKEN: 's3cret-metrics', WAYPOST_METRICS_LOOPBACK: 'true' }, async (app) => {
+      expect((await get(app, { from: '203.0.113.5', headers: TOKEN })).statusCode).toBe(200);
+      expect((await get(app, { from: '203.0.113.5' })).statusCode).toBe(401);
+      expect((await get(app, { from: '127.0.0.1', headers: { 'x-forwarded-for': '203.0.113.5' } })).statusCode).toBe(
+        401,
+      );
+      expect((await get(app, { from: '127.0.0.1' })).statusCode).toBe(200);
+      const doc = (await app.app.inject({ method: 'GET', url: '/openapi.json' })).json<{
+        paths: Record<string, Record<string, { responses: object }>>;
+      }>();
+      expect(Object.keys(doc.paths['/metrics']?.get?.responses ?? {})).toEqual(['200', '401', '404']);
+    });
+  });
+
+  it('counts requests and their latency by route pattern and status', async () => {
+    await withApp({ WAYPOST_METRICS_LOOPBACK: 'true' }, async (app) => {
+      await app.app.inject({ method: 'GET', url: '/users/nobody1' });
+      await app.app.inject({ method: 'GET', url: '/users/nobody2' });
+      const response = await get(app);
+      expect(response.statusCode).toBe(200);
+      const text = response.body;
+      expect(text).toContain('http_requests_total{method="GET",route="/users/:username",status_code="404"} 2');
+      expect(text).toMatch(
+        /http_request_duration_seconds_bucket\{le="0.005",method="GET",route="\/users\/:username",status_code="404"\} \d/,
+      );
+      expect(text).toContain(
+        'http_request_duration_seconds_count{method="GET",route="/users/:username",status_code="404"} 2',
+      );
+      expect(text).toContain('process_resident_memory_bytes');
+      expect(text).not.toContain('nobody1');
+    });
   });
 });
 
@@ -78,7 +171,6 @@ describe('OpenAPI', () => {
     expect(Object.keys(doc.paths['/users/{username}']?.get?.responses ?? {})).toEqual(['200', '400', '404']);
     expect(Object.keys(doc.paths['/readyz']?.get?.responses ?? {})).toEqual(['200', '503']);
     expect(doc.paths['/healthz']?.get).toBeDefined();
-    expect(doc.paths['/metrics']?.get).toBeDefined();
   });
 
   it('every operation declares a success response, 401 when it takes a token, 400 when its parameters have rules', async () => {

@@ -1,11 +1,15 @@
-// Cross-cutting HTTP behaviour: request ids, security headers, 404 and 405 as problem+json.
+// Cross-cutting HTTP behaviour: request ids, security headers, and problem+json for every
+// answer fastify or Node would otherwise give in their own format: 404 and 405, router failures
+// (a path that does not decode, a segment over fastify's `maxParamLength`), requests that are
+// not HTTP at all (Node's parser), and requests arriving while the server shuts down.
 import helmet from 'helmet';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import FindMyWay from 'find-my-way';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import { problem, sendProblem } from './errors.ts';
+import { handleError, problem, sendProblem, type Problem } from './errors.ts';
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -32,32 +36,100 @@ function headersOf(middleware: ReturnType<typeof helmet>): Record<string, string
   return headers;
 }
 
-async function plumbing(app: FastifyInstance) {
-  const securityHeaders = headersOf(
-    helmet({
-      // Pages are server-rendered, without scripts of their own; /docs sets its own policy.
-      contentSecurityPolicy: {
-        directives: {
-          defaultSrc: ["'self'"],
-          scriptSrc: ["'self'"],
-          styleSrc: ["'self'", "'unsafe-inline'"],
-          imgSrc: ["'self'", 'data:'],
-          formAction: ["'self'"],
-          frameAncestors: ["'none'"],
-          objectSrc: ["'none'"],
-          baseUri: ["'none'"],
-          // Deployments on plain http (a LAN, localhost) must keep working; TLS is the proxy's job.
-          upgradeInsecureRequests: null,
-        },
+/** The answer for a path nothing lives at; also for a route that hides from those it does not serve. */
+export function nothingHere(request: FastifyRequest): Problem {
+  const path = request.url.split('?')[0] ?? '/';
+  return problem(404, 'not_found', `Nothing lives at ${request.method} ${path}.`);
+}
+
+/** helmet's headers, for every response (fastify's, oidc-provider's, and the ones below). */
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = headersOf(
+  helmet({
+    // Pages are server-rendered, without scripts of their own; /docs sets its own policy.
+    contentSecurityPolicy: {
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        imgSrc: ["'self'", 'data:'],
+        formAction: ["'self'"],
+        frameAncestors: ["'none'"],
+        objectSrc: ["'none'"],
+        baseUri: ["'none'"],
+        // Deployments on plain http (a LAN, localhost) must keep working; TLS is the proxy's job.
+        upgradeInsecureRequests: null,
       },
-      // Media and API responses are fetched cross-origin by apps with a token.
-      crossOriginResourcePolicy: { policy: 'cross-origin' },
-      frameguard: { action: 'deny' },
-      strictTransportSecurity: false, // set per-deployment by the TLS-terminating proxy
-    }),
-  );
+    },
+    // Media and API responses are fetched cross-origin by apps with a token.
+    crossOriginResourcePolicy: { policy: 'cross-origin' },
+    frameguard: { action: 'deny' },
+    strictTransportSecurity: false, // set per-deployment by the TLS-terminating proxy
+  }),
+);
+
+/**
+ * fastify's `frameworkErrors`: the router could not take the path (FST_ERR_BAD_URL,
+ * FST_ERR_MAX_PARAM_LENGTH). fastify answers these before any hook runs, so the headers the
+ * `onRequest` hook below sets for everyone else are set here.
+ */
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  void reply.headers(SECURITY_HEADERS).header('x-request-id', request.id);
+  void handleError(error, request, reply);
+}
+
+/** What a request Node's HTTP parser refused gets (`code` is Node's parser error). */
+function clientProblem(code: string | undefined): Problem {
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    return problem(408, 'request_timeout', 'The request did not arrive in time.');
+  }
+  if (code === 'HPE_HEADER_OVERFLOW') {
+    return problem(431, 'headers_too_large', 'The request line and headers are too large.');
+  }
+  return problem(400, 'malformed_request', 'The request is not valid HTTP/1.1.');
+}
+
+/**
+ * fastify's `clientErrorHandler`: Node's parser refused the request (not HTTP, a bad header or
+ * length, headers too large, too slow), so there is no request to answer through fastify. The
+ * answer is written on the socket as Node itself does (write, then destroy), in our format.
+ */
+export function clientErrorHandler(this: FastifyInstance, error: NodeJS.ErrnoException, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  this.log.debug({ err: error }, 'refused a request that is not valid HTTP');
+  // A response already begun on this socket cannot be followed by another.
+  if (socket.writable && socket.bytesWritten === 0) {
+    const answer = clientProblem(error.code);
+    const body = JSON.stringify(answer);
+    const headers = {
+      ...SECURITY_HEADERS,
+      'x-request-id': randomUUID(),
+      'content-type': 'application/problem+json; charset=utf-8',
+      'content-length': String(Buffer.byteLength(body)),
+      connection: 'close',
+    };
+    const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}`);
+    socket.write(`HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status]}\r\n${head.join('\r\n')}\r\n\r\n${body}`);
+  }
+  socket.destroy(error);
+}
+
+async function plumbing(app: FastifyInstance) {
+  // Requests that reach fastify after close() began (pipelined, or on a busy keep-alive
+  // connection) get a 503 in our format (app.ts turns fastify's own off).
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
   app.addHook('onRequest', (request: FastifyRequest, reply, done) => {
-    void reply.headers(securityHeaders).header('x-request-id', request.id);
+    void reply.headers(SECURITY_HEADERS).header('x-request-id', request.id);
+    if (closing) {
+      const detail = 'The server is shutting down; try again in a moment.';
+      return void sendProblem(reply, problem(503, 'shutting_down', detail), {
+        connection: 'close',
+        'retry-after': '1',
+      });
+    }
     done();
   });
 
@@ -91,7 +163,7 @@ async function plumbing(app: FastifyInstance) {
         },
       );
     }
-    return sendProblem(reply, problem(404, 'not_found', `Nothing lives at ${request.method} ${path}.`));
+    return sendProblem(reply, nothingHere(request));
   });
 }
 

@@ -32,7 +32,7 @@ beforeAll(async () => {
   expect(response.statusCode).toBe(200);
   info = response.json<Info>();
   user = await createTestUser(t.database, { username: 'limits' });
-  token = await tokenFor(t, user, ['create_post', 'write_locations', 'manage_views', 'get_private_scope']);
+  token = await tokenFor(t, user, ['create_post', 'write_locations', 'get_views', 'manage_views', 'get_private_scope']);
 });
 afterAll(() => t.close());
 

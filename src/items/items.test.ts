@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, createTestUser, type TestApp } from '../../test/helpers.ts';
 import { insertItems, KINDS, type Kind } from '../../test/items.ts';
+import { byClass, expectAnswer, invalid, refused, unknownField, type InputClass } from '../../test/fuzz.ts';
 import { tokenFor } from '../../test/tokens.ts';
 import { newId } from '../lib/ids.ts';
 
@@ -314,32 +315,97 @@ describe('no input makes a 5xx', () => {
     '/posts/private',
     '/locations/public',
   ];
-  const value = fc.oneof(
-    fc.string(),
-    fc.integer().map(String),
-    fc.double().map(String),
-    fc.constantFrom('', '-1', '1e400', 'NaN', 'Infinity', '0x10', '[]', '{}', '%00', 'asc', 'desc'),
-  );
-  const name = fc.constantFrom('count', 'since_time', 'until_time', 'order', 'cursor', 'bbox', 'format', 'x');
+  const KNOWN = ['count', 'since_time', 'until_time', 'order', 'cursor', 'bbox', 'format', 'all', 'zoom'];
 
-  it('arbitrary query strings on the collections and ids', async () => {
+  it('every class of query string on the collections gets its exact answer', async () => {
+    const classes: InputClass<[string, string][]>[] = [
+      {
+        name: 'an unknown parameter',
+        inputs: fc.tuple(unknownField(KNOWN), fc.string({ maxLength: 10 })).map(([n, v]) => [[n, v]]),
+        answer: (pairs) => invalid([`querystring/${pairs[0]![0]}`, 'is not a known field']),
+      },
+      {
+        name: 'a count that is not a number',
+        inputs: fc.stringMatching(/^[a-z]{1,8}$/).map((v) => [['count', v]]),
+        answer: () => invalid(['querystring/count', 'must be integer']),
+      },
+      {
+        name: 'a count over 1000',
+        inputs: fc.integer({ min: 1001, max: 1e9 }).map((v) => [['count', String(v)]]),
+        answer: () => invalid(['querystring/count', 'must be <= 1000']),
+      },
+      {
+        name: 'a count under 1',
+        inputs: fc.integer({ min: -1e9, max: 0 }).map((v) => [['count', String(v)]]),
+        answer: () => invalid(['querystring/count', 'must be >= 1']),
+      },
+      {
+        name: 'a time that is not a number',
+        inputs: fc
+          .tuple(fc.constantFrom('since_time', 'until_time'), fc.stringMatching(/^[a-z]{1,8}$/))
+          .map(([n, v]) => [[n, v]]),
+        answer: (pairs) => invalid([`querystring/${pairs[0]![0]}`, 'must be number']),
+      },
+      {
+        name: 'an order that is neither asc nor desc',
+        inputs: fc
+          .stringMatching(/^[a-z]{0,8}$/)
+          .filter((v) => v !== 'asc' && v !== 'desc')
+          .map((v) => [['order', v]]),
+        answer: () =>
+          invalid(
+            ['querystring/order', 'must be equal to constant'],
+            ['querystring/order', 'must match a schema in anyOf'],
+          ),
+      },
+      {
+        name: 'a cursor this server did not make',
+        inputs: fc.stringMatching(/^[!*().~]{1,10}$/).map((v) => [['cursor', v]]),
+        answer: () =>
+          refused('The cursor is not one this server made; take it from the Link header.', [
+            { path: 'querystring/cursor', message: 'is not a valid cursor' },
+          ]),
+      },
+      {
+        name: 'valid paging',
+        inputs: fc
+          .tuple(fc.integer({ min: 1, max: 1000 }), fc.constantFrom('asc', 'desc'), fc.integer({ min: 0, max: 1e9 }))
+          .map(([count, order, since]) => [
+            ['count', String(count)],
+            ['order', order],
+            ['since_time', String(since)],
+          ]),
+        answer: (pairs) => ({
+          status: 200,
+          check: (body) => expect((body as unknown[]).length).toBeLessThanOrEqual(Number(pairs[0]![1])),
+        }),
+      },
+    ];
     await fc.assert(
-      fc.asyncProperty(
-        fc.constantFrom(...paths),
-        fc.array(fc.tuple(name, value), { maxLength: 5 }),
-        fc.constantFrom(undefined, tokens.ownerPrivate, tokens.ownerBare),
-        async (path, pairs, token) => {
-          const query = new URLSearchParams(pairs).toString();
-          const response = await get(`${path}?${query}`, token);
-          expect(response.statusCode).toBeLessThan(500);
-        },
-      ),
-      { numRuns: 150 },
+      fc.asyncProperty(fc.constantFrom(...paths), byClass(classes), async (path, { name, input, answer }) => {
+        const response = await get(`${path}?${new URLSearchParams(input).toString()}`, tokens.ownerPrivate);
+        expectAnswer(`${path}, ${name}`, input, response, answer);
+      }),
+      { numRuns: 200 },
     );
+  });
+
+  it('an id that does not exist is the same 404 for every string', async () => {
+    const NOUN: Record<Kind, string> = { posts: 'post', media: 'medium', locations: 'location' };
+    const id = fc.string({ minLength: 1, maxLength: 30 }).filter((v) => v !== '.' && v !== '..');
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...KINDS), fc.string(), async (kind, id) => {
-        const response = await get(`/${kind}/id/${encodeURIComponent(id)}`, tokens.ownerPrivate);
-        expect(response.statusCode).toBeLessThan(500);
+      fc.asyncProperty(fc.constantFrom(...KINDS), id, async (kind, value) => {
+        const response = await get(`/${kind}/id/${encodeURIComponent(value)}`, tokens.ownerPrivate);
+        expectAnswer(kind, value, response, {
+          status: 404,
+          body: {
+            type: 'urn:waypost:problem:not_found',
+            title: 'Not Found',
+            status: 404,
+            detail: `No such ${NOUN[kind]}.`,
+            code: 'not_found',
+          },
+        });
       }),
       { numRuns: 100 },
     );

@@ -123,7 +123,9 @@ describe('copies replayed over a real connection', () => {
   let url: string;
   beforeAll(async () => {
     // A window far longer than the test, so what is replayed does not depend on timing.
-    t = await listeningTestApp({ env: { WAYPOST_PUBLIC_CACHE_REVALIDATE_MS: '60000' } });
+    t = await listeningTestApp({
+      env: { WAYPOST_PUBLIC_CACHE_REVALIDATE_MS: '60000', WAYPOST_METRICS_LOOPBACK: 'true' },
+    });
     user = await createTestUser(t.database);
     await insertItems(t.database, 'posts', user.id, [{ scope: 'public' }]);
     url = `${t.baseUrl}/posts/public/${user.username}`;

@@ -7,7 +7,8 @@
 // connector checks them itself. Redirects are followed by hand, each hop through the same
 // connector, so a public URL that redirects to a private one is refused too.
 import dns from 'node:dns';
-import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
+import ipaddr from 'ipaddr.js';
 import { Agent, buildConnector, fetch, type Response } from 'undici';
 import type { AddressCategory } from '../config.ts';
 
@@ -16,75 +17,144 @@ export class OutboundBlockedError extends Error {
   override name = 'OutboundBlockedError';
 }
 
-function blockList(v4: string[], v6: string[]): BlockList {
-  const list = new BlockList();
-  for (const cidr of v4) {
-    const [net = '', bits = '32'] = cidr.split('/');
-    list.addSubnet(net, Number(bits), 'ipv4');
-  }
-  for (const cidr of v6) {
-    const [net = '', bits = '128'] = cidr.split('/');
-    list.addSubnet(net, Number(bits), 'ipv6');
-  }
-  return list;
-}
+type Address = ipaddr.IPv4 | ipaddr.IPv6;
+type Range = [Address, number];
+
+const ranges = (cidrs: string[]): Range[] => cidrs.map((cidr) => ipaddr.parseCIDR(cidr));
 
 // Checked in this order, so the most specific kind wins: allowing link-local does not allow the
 // cloud metadata address inside it. Sources: RFC 6890 special-purpose registries, RFC 6598
 // (CGNAT), RFC 4193 (unique local), RFC 4291 (link-local, loopback), cloud provider docs.
-// IPv4-mapped IPv6 (::ffff:a.b.c.d) is matched against the IPv4 ranges by BlockList itself.
-const CATEGORIES: [AddressCategory, BlockList][] = [
-  ['metadata', blockList(['169.254.169.254', '169.254.170.2', '100.100.100.200'], ['fd00:ec2::254'])],
+// IPv6 forms that embed or reach an IPv4 address never get here as themselves: `reaches`
+// below turns them into that IPv4 address first.
+const CATEGORIES: [AddressCategory, Range[]][] = [
+  ['metadata', ranges(['169.254.169.254/32', '169.254.170.2/32', '100.100.100.200/32', 'fd00:ec2::254/128'])],
   // 0.0.0.0/8 and :: reach the local host on Linux, so they count as loopback.
-  ['loopback', blockList(['127.0.0.0/8', '0.0.0.0/8'], ['::1', '::'])],
-  ['private', blockList(['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16'], [])],
-  ['link-local', blockList(['169.254.0.0/16'], ['fe80::/10'])],
-  ['cgnat', blockList(['100.64.0.0/10'], [])],
-  ['unique-local', blockList([], ['fc00::/7'])],
+  ['loopback', ranges(['127.0.0.0/8', '0.0.0.0/8', '::1/128', '::/128'])],
+  ['private', ranges(['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16'])],
+  ['link-local', ranges(['169.254.0.0/16', 'fe80::/10'])],
+  ['cgnat', ranges(['100.64.0.0/10'])],
+  ['unique-local', ranges(['fc00::/7'])],
   [
     'reserved',
-    blockList(
-      [
-        '192.0.0.0/24',
-        '192.0.2.0/24',
-        '198.18.0.0/15',
-        '198.51.100.0/24',
-        '203.0.113.0/24',
-        '224.0.0.0/4',
-        '240.0.0.0/4',
-      ],
-      // Documentation, multicast, discard, and the prefixes that embed an IPv4 address
-      // (NAT64, 6to4, Teredo), which could smuggle a private one.
-      ['2001:db8::/32', 'ff00::/8', '100::/64', '64:ff9b::/96', '64:ff9b:1::/48', '2002::/16', '2001::/32'],
-    ),
+    ranges([
+      '192.0.0.0/24',
+      '192.0.2.0/24',
+      '192.88.99.0/24',
+      '198.18.0.0/15',
+      '198.51.100.0/24',
+      '203.0.113.0/24',
+      '224.0.0.0/4',
+      '240.0.0.0/4',
+      // Documentation (RFC 3849, RFC 9637), multicast, discard (RFC 6666), benchmarking
+      // (RFC 5180), site-local (deprecated by RFC 3879, still routed inside some networks).
+      '2001:db8::/32',
+      '3fff::/20',
+      'ff00::/8',
+      '100::/64',
+      '2001:2::/48',
+      'fec0::/10',
+    ]),
   ],
 ];
 
-/** The kind of a literal IP address: one of the non-public categories, or `public`. */
-export function classifyAddress(address: string): AddressCategory | 'public' {
-  const bare = address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address;
-  const family = isIP(bare);
-  if (family === 0) throw new OutboundBlockedError(`not an IP address: ${address}`);
-  const type = family === 4 ? 'ipv4' : 'ipv6';
+const v6 = (cidr: string) => ipaddr.IPv6.parseCIDR(cidr);
+const IPV4_MAPPED = v6('::ffff:0:0/96'); // RFC 4291 2.5.5.2
+const IPV4_COMPATIBLE = v6('::/96'); // RFC 4291 2.5.5.1 (deprecated, still parsed by stacks)
+const IPV4_TRANSLATED = v6('::ffff:0:0:0/96'); // RFC 2765 (SIIT)
+const NAT64_WELL_KNOWN = v6('64:ff9b::/96'); // RFC 6052 2.1
+const NAT64_LOCAL = v6('64:ff9b:1::/48'); // RFC 8215: the operator picks the prefix length
+const SIX_TO_FOUR = v6('2002::/16'); // RFC 3056 2
+const TEREDO = v6('2001::/32'); // RFC 4380 4
+const UNSPECIFIED_OR_LOOPBACK = v6('::/127');
+
+/**
+ * Where RFC 6052 2.2 puts the IPv4 address, by prefix length, and where the suffix that must
+ * be zero starts (byte 8, the "u" octet, is zero too below /96).
+ */
+const RFC6052_LAYOUTS: { at: number[]; suffix: number }[] = [
+  { at: [6, 7, 9, 10], suffix: 11 }, // /48
+  { at: [7, 9, 10, 11], suffix: 12 }, // /56
+  { at: [9, 10, 11, 12], suffix: 13 }, // /64
+  { at: [12, 13, 14, 15], suffix: 16 }, // /96
+];
+
+function ipv4From(bytes: number[], at: number[]): ipaddr.IPv4 {
+  return new ipaddr.IPv4(at.map((index) => bytes[index] ?? 0));
+}
+
+/**
+ * The addresses a connection to `address` ends up at: the IPv4 address an IPv6 form embeds
+ * (mapped, compatible, translated, NAT64, 6to4) or reaches (a Teredo client: its address,
+ * inverted, in the last 32 bits), else the address itself. A local-use NAT64 prefix may be
+ * /48, /56, /64 or /96, and only the operator knows which: every layout the address fits (zero
+ * "u" octet and suffix) is a reading, and the address passes only if all of them do.
+ */
+function reaches(address: Address): Address[] {
+  if (address.kind() === 'ipv4') return [address];
+  const bytes = address.toByteArray();
+  const last32 = [12, 13, 14, 15];
+  if (address.match(IPV4_MAPPED) || address.match(IPV4_TRANSLATED) || address.match(NAT64_WELL_KNOWN)) {
+    return [ipv4From(bytes, last32)];
+  }
+  // ::/128 and ::1 are IPv6's own unspecified and loopback addresses, not embedded ones.
+  if (address.match(IPV4_COMPATIBLE) && !address.match(UNSPECIFIED_OR_LOOPBACK)) return [ipv4From(bytes, last32)];
+  if (address.match(NAT64_LOCAL)) {
+    const fits = ({ suffix }: { suffix: number }) =>
+      suffix === 16 || (bytes[8] === 0 && bytes.slice(suffix).every((byte) => byte === 0));
+    return RFC6052_LAYOUTS.filter(fits).map(({ at }) => ipv4From(bytes, at));
+  }
+  if (address.match(SIX_TO_FOUR)) return [ipv4From(bytes, [2, 3, 4, 5])];
+  if (address.match(TEREDO)) return [new ipaddr.IPv4(last32.map((index) => ~(bytes[index] ?? 0) & 0xff))];
+  return [address];
+}
+
+function categoryOf(address: Address): AddressCategory | 'public' {
   for (const [category, list] of CATEGORIES) {
-    if (list.check(bare, type)) return category;
+    if (list.some(([network, bits]) => network.kind() === address.kind() && address.match(network, bits))) {
+      return category;
+    }
   }
   return 'public';
 }
 
-/** Throws unless the address is public or of a kind the operator allows. */
-export function assertAddressAllowed(address: string, allow: ReadonlySet<AddressCategory>): void {
-  const category = classifyAddress(address);
-  if (category !== 'public' && !allow.has(category)) {
-    throw new OutboundBlockedError(
-      `refused to connect to ${address}: a ${category} address (WAYPOST_OUTBOUND_ALLOW does not allow it)`,
-    );
-  }
+/**
+ * Parses an IP literal, bracketed or not. Only the forms the socket layer itself takes for a
+ * literal (`net.isIP`) count; anything else is a name, and names are judged by what they resolve to.
+ */
+function parseAddress(address: string): Address {
+  const bare = address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address;
+  if (isIP(bare) === 0) throw new OutboundBlockedError(`not an IP address: ${address}`);
+  return ipaddr.parse(bare);
+}
+
+/** The kinds of every address a connection to this literal reaches (see `reaches`). */
+function categoriesOf(address: string): (AddressCategory | 'public')[] {
+  return reaches(parseAddress(address)).map(categoryOf);
+}
+
+/**
+ * The kind of a literal IP address, judged by the IPv4 address it embeds or reaches, if any:
+ * one of the non-public categories (the most specific, when a form has several readings), or
+ * `public`.
+ */
+export function classifyAddress(address: string): AddressCategory | 'public' {
+  const found = categoriesOf(address);
+  for (const [category] of CATEGORIES) if (found.includes(category)) return category;
+  return 'public';
 }
 
 function isAllowed(address: string, allow: ReadonlySet<AddressCategory>): boolean {
-  const category = classifyAddress(address);
-  return category === 'public' || allow.has(category);
+  return categoriesOf(address).every((category) => category === 'public' || allow.has(category));
+}
+
+/** Throws unless the address is public or of a kind the operator allows. */
+export function assertAddressAllowed(address: string, allow: ReadonlySet<AddressCategory>): void {
+  if (!isAllowed(address, allow)) {
+    throw new OutboundBlockedError(
+      `refused to connect to ${address}: a ${classifyAddress(address)} address (WAYPOST_OUTBOUND_ALLOW does not allow it)`,
+    );
+  }
 }
 
 type Lookup = typeof dns.lookup;

@@ -6,6 +6,17 @@ import { XMLParser } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, countRows, createTestUser, type TestApp } from '../../test/helpers.ts';
 import { insertItems } from '../../test/items.ts';
+import {
+  blank,
+  byClass,
+  expectAnswer,
+  invalid,
+  notAnObject,
+  notAString,
+  refused,
+  unknownField,
+  type InputClass,
+} from '../../test/fuzz.ts';
 import { tokenFor } from '../../test/tokens.ts';
 import { updateSettings } from '../settings/settings.logic.ts';
 
@@ -128,22 +139,78 @@ describe('POST /posts', () => {
     expect(anonymous.statusCode).toBe(401);
   });
 
-  it('no body makes a 5xx', async () => {
-    const field = fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.string(), fc.array(fc.string(), { maxLength: 3 }));
+  it('every class of body gets its exact answer, and none a 5xx', async () => {
+    const KNOWN = ['text', 'groups', 'scope', 'media_ids', 'location'];
+    const text = fc.string({ minLength: 1, maxLength: 200 }).filter((s) => s.trim().length > 0);
+    const tooLong = fc.integer({ min: 5001, max: 5100 }).map((n) => 'x'.repeat(n));
+    const postInvalid = (path: string, message: string) =>
+      refused(`The post is invalid: ${path} ${message}.`, [{ path, message }]);
+    const classes: InputClass<unknown>[] = [
+      { name: 'not an object', inputs: notAnObject, answer: () => invalid(['body', 'must be object']) },
+      {
+        name: 'no text',
+        inputs: fc.constant({ groups: [] }),
+        answer: () => invalid(['body/text', 'is required']),
+      },
+      {
+        name: 'no groups',
+        inputs: text.map((t) => ({ text: t })),
+        answer: () => invalid(['body/groups', 'is required']),
+      },
+      {
+        name: 'text not a string',
+        inputs: notAString.map((t) => ({ text: t, groups: [] })),
+        answer: () => invalid(['body/text', 'must be string']),
+      },
+      {
+        name: 'groups not an array',
+        inputs: fc.oneof(fc.string(), fc.integer(), fc.constant({})).map((g) => ({ text: 'hi', groups: g })),
+        answer: () => invalid(['body/groups', 'must be array']),
+      },
+      {
+        name: 'an unknown field',
+        inputs: fc.tuple(unknownField(KNOWN), fc.jsonValue({ maxDepth: 1 })),
+        answer: (input) => invalid([`body/${(input as [string, unknown])[0]}`, 'is not a known field']),
+      },
+      {
+        name: 'text blank or over 5000 characters after trimming',
+        inputs: fc.oneof(blank, tooLong).map((t) => ({ text: t, groups: [] })),
+        answer: () => postInvalid('body/text', 'must be 1 to 5000 characters after trimming'),
+      },
+      {
+        name: 'a group that does not exist',
+        inputs: fc.string({ minLength: 1, maxLength: 30 }).map((g) => ({ text: 'hi', groups: [g] })),
+        answer: () => postInvalid('body/groups/0', 'unknown group'),
+      },
+      {
+        name: 'a medium that does not exist',
+        inputs: fc.string({ minLength: 1, maxLength: 30 }).map((m) => ({ text: 'hi', groups: [], media_ids: [m] })),
+        answer: () => postInvalid('body/media_ids/0', 'unknown medium'),
+      },
+      {
+        name: 'a valid post',
+        inputs: text.map((t) => ({ text: t, groups: [] })),
+        answer: (input) => ({
+          status: 202,
+          check: (body) =>
+            expect(body).toMatchObject({
+              text: (input as { text: string }).text.trim(),
+              media_ids: [],
+              location: null,
+            }),
+        }),
+      },
+    ];
+    // The unknown-field class carries its name and value; the body is a valid post plus that field.
+    const bodyOf = (name: string, input: unknown) =>
+      name === 'an unknown field'
+        ? { text: 'hi', groups: [], [(input as [string, unknown])[0]]: (input as [string, unknown])[1] }
+        : input;
     await fc.assert(
-      fc.asyncProperty(
-        fc.oneof(
-          fc.jsonValue({ maxDepth: 3 }),
-          fc.record(
-            { text: field, groups: field, scope: field, media_ids: field, location: field },
-            { requiredKeys: [] },
-          ),
-        ),
-        async (body) => {
-          expect((await post(body)).statusCode).toBeLessThan(500);
-        },
-      ),
-      { numRuns: 200 },
+      fc.asyncProperty(byClass(classes), async ({ name, input, answer }) => {
+        expectAnswer(name, input, await post(JSON.stringify(bodyOf(name, input))), answer);
+      }),
+      { numRuns: 300 },
     );
   });
 });

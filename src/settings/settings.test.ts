@@ -5,6 +5,16 @@ import fc from 'fast-check';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, createTestUser, type TestApp } from '../../test/helpers.ts';
+import {
+  byClass,
+  expectAnswer,
+  invalid,
+  notAnObject,
+  notAString,
+  refused,
+  unknownField,
+  type InputClass,
+} from '../../test/fuzz.ts';
 import { tokenFor } from '../../test/tokens.ts';
 
 let t: TestApp;
@@ -239,34 +249,67 @@ describe('what the settings change', () => {
 });
 
 describe('no input makes a 5xx', () => {
-  it('any JSON body of POST /settings is 200 or 400', async () => {
+  it('every class of body of POST /settings gets its exact answer', async () => {
     const other = await createTestUser(t.database);
     const token = await tokenFor(t, other, ['update_settings']);
-    const value = fc.oneof(fc.string(), fc.double(), fc.integer(), fc.constantFrom('public', 'private', 'UTC', null));
-    const body = fc.oneof(
-      fc.record(
-        {
-          default_scopes: fc.oneof(fc.dictionary(fc.constantFrom('posts', 'media', 'locations', 'x'), value), value),
-          timezone: value,
-          public_location_precision_m: value,
-          display_name: value,
-          bio: value,
-        },
-        { requiredKeys: [] },
-      ),
-      fc.jsonValue(),
-    );
+    const KNOWN = ['default_scopes', 'timezone', 'public_location_precision_m', 'display_name', 'bio'];
+    const STRINGS = ['timezone', 'display_name', 'bio'];
+    type Body = unknown;
+    const classes: InputClass<Body>[] = [
+      { name: 'not an object', inputs: notAnObject, answer: () => invalid(['body', 'must be object']) },
+      {
+        name: 'an unknown field',
+        inputs: unknownField(KNOWN).map((name) => ({ [name]: 'x' })),
+        answer: (input) => invalid([`body/${Object.keys(input as object)[0]!}`, 'is not a known field']),
+      },
+      {
+        name: 'a text field that is not a string',
+        inputs: fc.tuple(fc.constantFrom(...STRINGS), notAString).map(([name, value]) => ({ [name]: value })),
+        answer: (input) => invalid([`body/${Object.keys(input as object)[0]!}`, 'must be string']),
+      },
+      {
+        name: 'a precision that is not a whole number',
+        inputs: fc
+          .oneof(
+            fc.double({ min: 0.01, max: 99_999, noNaN: true }).filter((n) => !Number.isInteger(n)),
+            fc.stringMatching(/^[a-z]{1,8}$/),
+          )
+          .map((value) => ({ public_location_precision_m: value })),
+        answer: () => invalid(['body/public_location_precision_m', 'must be integer']),
+      },
+      {
+        name: 'a precision over 100 km',
+        inputs: fc.integer({ min: 100_001 }).map((value) => ({ public_location_precision_m: value })),
+        answer: () => invalid(['body/public_location_precision_m', 'must be <= 100000']),
+      },
+      {
+        name: 'a time zone that does not exist',
+        inputs: fc.stringMatching(/^[A-Za-z]{3,12}$/).map((name) => ({ timezone: `Nowhere/${name}` })),
+        answer: () =>
+          refused('The settings are invalid: body/timezone is not an IANA time zone name.', [
+            { path: 'body/timezone', message: 'is not an IANA time zone name' },
+          ]),
+      },
+      {
+        name: 'a valid precision and bio',
+        inputs: fc.record({
+          public_location_precision_m: fc.integer({ min: 0, max: 100_000 }),
+          bio: fc.string({ maxLength: 100 }),
+        }),
+        answer: (input) => ({ status: 200, check: (body) => expect(body).toMatchObject(input as object) }),
+      },
+    ];
     await fc.assert(
-      fc.asyncProperty(body, async (payload) => {
+      fc.asyncProperty(byClass(classes), async ({ name, input, answer }) => {
         const response = await t.app.inject({
           method: 'POST',
           url: '/settings',
           headers: { ...auth(token), 'content-type': 'application/json' },
-          payload: JSON.stringify(payload),
+          payload: JSON.stringify(input),
         });
-        expect([200, 400]).toContain(response.statusCode);
+        expectAnswer(name, input, response, answer);
       }),
-      { numRuns: 150 },
+      { numRuns: 200 },
     );
   });
 });

@@ -1,12 +1,17 @@
-// Views: saved queries over one person's items (API.md "Objects": view).
+// Views: saved queries over one person's items (API.md "Objects": view). The access rule,
+// for every view route (docs/api-views.md):
 //
-// Who reads what. A public view is readable by anyone, token or not, and shows only public
-// items, even to its owner. A private view, and the private items in it, are for the owner's
-// token holding `get_views` and `get_private_scope` (API.md: `get_private_scope` reads
-// "private views"): no token is 401, the owner's token without one of the two is 401
-// `insufficient_scope` naming it, another person's token gets the same 404 as a missing id,
-// exactly as for a private item by id. Writing needs `manage_views`; writing a private view
-// needs `get_private_scope` too, since the answer shows the view.
+// - Seeing a view. A public view is anyone's to read, token or not, and shows only public
+//   items, even to its owner. A private view, and the private items in it, are for its owner's
+//   token holding `get_views` and `get_private_scope` (API.md: `get_private_scope` reads
+//   "private views"): no token is 401, the owner's token without one of the two is 401
+//   `insufficient_scope` naming it, another person's token gets the same 404 as a missing id,
+//   exactly as for a private item by id.
+// - Changing or deleting a view needs `manage_views` and that the token sees the view: only
+//   the owner's, else 404 like a missing id; a private one (or one becoming private) also needs
+//   what seeing it needs, else 401 `insufficient_scope`. Every answer that shows a private view
+//   (creating, changing) needs it for the same reason, and a token that cannot see a view cannot
+//   delete it either.
 import type { Db } from '../db/database.ts';
 import { insufficientScope, unauthorized, type Auth } from '../http/auth.ts';
 import { AppError, badRequest, notFound, type FieldError } from '../http/errors.ts';
@@ -134,11 +139,15 @@ function check(view: { name: string; filters: Filters; scope: Scope }): void {
   }
 }
 
-/** Writing a private view shows it in the answer, so it needs what reading it needs. */
+/** What seeing one's own private view takes: both read permissions, each named when missing. */
+function checkSeesPrivate(auth: Auth): void {
+  if (!auth.permissions.has('get_views')) throw insufficientScope('get_views');
+  if (!auth.permissions.has('get_private_scope')) throw insufficientScope('get_private_scope');
+}
+
+/** Writing a view that is or becomes private needs what seeing it needs. */
 function checkPrivateWrite(auth: Auth, ...scopes: Scope[]): void {
-  if (scopes.includes('private') && !auth.permissions.has('get_private_scope')) {
-    throw insufficientScope('get_private_scope');
-  }
+  if (scopes.includes('private')) checkSeesPrivate(auth);
 }
 
 export async function listViews(db: Db, auth: Auth): Promise<View[]> {
@@ -201,6 +210,8 @@ export async function updateView(db: Db, auth: Auth, id: string, change: ViewInp
 }
 
 export async function deleteView(db: Db, auth: Auth, id: string): Promise<void> {
+  const current = await ownViewRow(db, auth, id);
+  checkPrivateWrite(auth, current.scope);
   if (!(await deleteViewRow(db, auth.userId, id))) throw noSuchView();
 }
 
@@ -209,8 +220,7 @@ function checkRead(row: ViewRow, auth: Auth | undefined): void {
   if (row.scope === 'public') return;
   if (!auth) throw unauthorized();
   if (auth.userId !== row.user_id) throw noSuchView();
-  if (!auth.permissions.has('get_views')) throw insufficientScope('get_views');
-  if (!auth.permissions.has('get_private_scope')) throw insufficientScope('get_private_scope');
+  checkSeesPrivate(auth);
 }
 
 /**

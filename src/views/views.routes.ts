@@ -12,11 +12,17 @@ import { PostSchema } from '../posts/posts.schemas.ts';
 import { createView, deleteView, listViews, readView, updateView } from './views.logic.ts';
 import { NewViewBody, ViewChangeBody, ViewItemsQuery, ViewSchema } from './views.schemas.ts';
 
+// The access rule of every view route, as the OpenAPI document states it (docs/api-views.md).
 const ACCESS =
   'A public view is readable by anyone, with or without a token, and shows only public items, to its owner too. ' +
-  "A private view needs its owner's token with `get_views` and `get_private_scope` (API.md: `get_private_scope` " +
+  "A private view needs its owner's token with `get_views` and `get_private_scope` (`get_private_scope` " +
   'reads private views) and shows public and private items: no token is 401, a token lacking either permission ' +
   "is 401 `insufficient_scope` naming it, another person's token gets the same 404 as an id that does not exist.";
+
+const WRITE_ACCESS =
+  'Needs `manage_views`, and a view the token can see: only the owner changes or deletes a view (anyone else gets ' +
+  'the same 404 as an id that does not exist, public view or private); a view that is or becomes private also ' +
+  'needs `get_views` and `get_private_scope`, as reading it does (401 `insufficient_scope` naming the first missing).';
 
 const ViewWithItems = Type.Object(
   {
@@ -51,8 +57,8 @@ export async function viewsRoutes(fastify: FastifyInstance, { db, baseUrl }: { d
       schema: {
         summary: "The token owner's views",
         description:
-          'Every view of the token owner, oldest first, without items. Private views are listed only when the ' +
-          'token also holds `get_private_scope`.',
+          'Every view of the token owner, oldest first, without items. Needs `get_views`; private views are listed ' +
+          'only when the token also holds `get_private_scope`.',
         tags: ['views'],
         response: { 200: Type.Array(Type.Ref('View')), ...problems(401) },
       },
@@ -68,8 +74,9 @@ export async function viewsRoutes(fastify: FastifyInstance, { db, baseUrl }: { d
       schema: {
         summary: 'Save a view',
         description:
-          'Answers 201 with the view and its address in `Location`. A private view (the default) needs ' +
-          '`get_private_scope` as well, because the answer shows it. A public view cannot filter for private items.',
+          'Answers 201 with the view and its address in `Location`. Needs `manage_views`; a private view (the ' +
+          'default) also needs `get_views` and `get_private_scope`, because the answer shows it. A public view ' +
+          'cannot filter for private items.',
         tags: ['views'],
         body: NewViewBody,
         response: { 201: Type.Ref('View'), ...problems(400, 401, 409) },
@@ -112,8 +119,7 @@ export async function viewsRoutes(fastify: FastifyInstance, { db, baseUrl }: { d
         summary: 'Change a view',
         description:
           'Only the fields sent change; `filters`, when sent, replaces the whole filters object. Answers with the ' +
-          'whole view, without items. A view that is or becomes private needs `get_private_scope` as well. ' +
-          "Another person's view is 404.",
+          `whole view, without items. ${WRITE_ACCESS}`,
         tags: ['views'],
         params: IdParams,
         body: ViewChangeBody,
@@ -129,7 +135,7 @@ export async function viewsRoutes(fastify: FastifyInstance, { db, baseUrl }: { d
       config: { permission: 'manage_views' },
       schema: {
         summary: 'Delete a view',
-        description: "The items stay; only the saved query goes. Another person's view is 404.",
+        description: `The items stay; only the saved query goes. ${WRITE_ACCESS}`,
         tags: ['views'],
         params: IdParams,
         response: { 204: Type.Null({ description: 'Deleted.' }), ...problems(400, 401, 404) },

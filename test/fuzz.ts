@@ -1,0 +1,104 @@
+// Property tests by class of input: each class generates inputs whose answer is known, so a
+// run asserts the exact status and body for every input (and, with it, that none is a 5xx).
+import fc from 'fast-check';
+import { expect } from 'vitest';
+
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
+export interface Answer {
+  status: number;
+  /** The exact JSON body; absent: only the status is known (a success whose body is checked by `check`). */
+  body?: unknown;
+  /** Further checks of a success. */
+  check?: (body: unknown) => void;
+}
+
+/** One class of input and the one answer every input of it gets. */
+export interface InputClass<T> {
+  name: string;
+  inputs: fc.Arbitrary<T>;
+  answer: (input: T) => Answer;
+}
+
+/** Draws a class, then an input of it. */
+export function byClass<T>(classes: InputClass<T>[]): fc.Arbitrary<{ name: string; input: T; answer: Answer }> {
+  return fc.oneof(...classes.map((c) => c.inputs.map((input) => ({ name: c.name, input, answer: c.answer(input) }))));
+}
+
+/** 400 `validation_failed`: the request fails its schema (src/http/errors.ts). */
+export function invalid(...errors: [path: string, message: string][]): Answer {
+  const list = errors.map(([path, message]) => ({ path, message }));
+  return {
+    status: 400,
+    body: {
+      type: 'urn:waypost:problem:validation_failed',
+      title: 'Bad Request',
+      status: 400,
+      detail: `The request is invalid: ${list.map((e) => `${e.path} ${e.message}`).join('; ')}.`,
+      code: 'validation_failed',
+      errors: list,
+    },
+  };
+}
+
+/** 400 `invalid_request` with a detail and field errors, as a feature's own checks answer. */
+export function refused(detail: string, errors?: FieldError[]): Answer {
+  return {
+    status: 400,
+    body: {
+      type: 'urn:waypost:problem:invalid_request',
+      title: 'Bad Request',
+      status: 400,
+      detail,
+      code: 'invalid_request',
+      ...(errors ? { errors } : {}),
+    },
+  };
+}
+
+/** Asserts a response against the answer its input's class promises. */
+export function expectAnswer(
+  name: string,
+  input: unknown,
+  response: { statusCode: number; headers: Record<string, unknown>; body: string },
+  answer: Answer,
+): void {
+  const context = `${name}: ${JSON.stringify(input)?.slice(0, 300)} -> ${response.body.slice(0, 300)}`;
+  expect(response.statusCode, context).toBe(answer.status);
+  if (answer.status >= 400) {
+    expect(response.headers['content-type'], context).toBe('application/problem+json; charset=utf-8');
+  }
+  if (answer.body !== undefined) expect(JSON.parse(response.body), context).toEqual(answer.body);
+  answer.check?.(JSON.parse(response.body));
+}
+
+/** JSON values that are not objects (arrays, numbers, strings, booleans, null). */
+export const notAnObject: fc.Arbitrary<unknown> = fc.oneof(
+  fc.array(fc.jsonValue({ maxDepth: 2 }), { maxLength: 4 }),
+  fc.integer(),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+  fc.string({ maxLength: 20 }),
+  fc.boolean(),
+  fc.constant(null),
+);
+
+/** JSON values that are not strings. */
+export const notAString: fc.Arbitrary<unknown> = fc.oneof(
+  fc.integer(),
+  fc.boolean(),
+  fc.array(fc.string({ maxLength: 5 }), { maxLength: 3 }),
+  fc.dictionary(fc.stringMatching(/^[a-z]{1,5}$/), fc.integer(), { maxKeys: 2 }),
+);
+
+/** Field names a strict body does not know: lower-case words, minus the known ones. */
+export function unknownField(known: string[]): fc.Arbitrary<string> {
+  return fc.stringMatching(/^[a-z][a-z_]{0,14}$/).filter((name) => !known.includes(name));
+}
+
+/** Strings of white space only, at least one character (trimmed to nothing). */
+export const blank: fc.Arbitrary<string> = fc
+  .array(fc.constantFrom(' ', '\t', '\n', '\r', '\u00a0', '\u2003', '\u3000'), { minLength: 1, maxLength: 12 })
+  .map((chars) => chars.join(''));
