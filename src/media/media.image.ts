@@ -79,7 +79,8 @@ export async function inspectImage(
   limits: MediaLimits,
 ): Promise<ImageFacts & { thumbnail: Buffer | undefined }> {
   await checkMetadata(path, mimeType, limits);
-  const meta = await sharp(path)
+  // The header alone, without sharp's own limit, so a file over ours is refused by name.
+  const meta = await sharp(path, { limitInputPixels: false })
     .metadata()
     .catch(() => undefined);
   if (meta) checkPixels(meta.width, meta.pageHeight ?? meta.height, meta.pages ?? 1, limits);

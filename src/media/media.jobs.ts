@@ -30,7 +30,10 @@ export interface JobRequest {
   limits: MediaLimits;
 }
 export type JobReply =
-  { id: number; ok: true; value: unknown } | { id: number; ok: false; code: string; detail: string };
+  | { id: number; ok: true; value: unknown }
+  | { id: number; ok: false; code: string; detail: string }
+  /** Sent once, when the worker has loaded and listens: a job's time starts when it gets the job. */
+  | { ready: true };
 
 /** Every child is busy and the queue is full: try again later. */
 export class BusyError extends Error {
@@ -73,6 +76,7 @@ interface Pending {
 
 interface Slot {
   child: ChildProcess;
+  ready: boolean;
   job: Pending | undefined;
 }
 
@@ -81,6 +85,8 @@ const WORKER = new URL(`./media.worker${extname(fileURLToPath(import.meta.url))}
 
 /** The lowest priority would starve jobs on a busy machine; 10 yields to the server without that. */
 const NICENESS = 10;
+/** A worker that has not loaded after this long is killed. */
+const STARTUP_MS = 60_000;
 
 /** The image jobs of a server, as configured (WAYPOST_MEDIA_*). */
 export function mediaJobsFor(config: Config): MediaJobs {
@@ -133,7 +139,9 @@ export function createMediaJobs(options: MediaJobsOptions): MediaJobs {
       // One job at a time needs few threads; sharp's own are set in the worker.
       env: { ...process.env, UV_THREADPOOL_SIZE: '2' },
     });
-    const slot: Slot = { child, job: undefined };
+    const slot: Slot = { child, ready: false, job: undefined };
+    const startup = setTimeout(() => child.kill('SIGKILL'), STARTUP_MS);
+    startup.unref();
     if (child.pid !== undefined) {
       try {
         setPriority(child.pid, NICENESS);
@@ -142,14 +150,23 @@ export function createMediaJobs(options: MediaJobsOptions): MediaJobs {
       }
     }
     child.on('message', (reply: JobReply) => {
+      if ('ready' in reply) {
+        clearTimeout(startup);
+        slot.ready = true;
+        return pump();
+      }
       if (reply.id !== slot.job?.id) return;
       settle(slot, reply.ok ? { value: reply.value } : { error: new LimitError(reply.code, reply.detail) });
       pump();
     });
     child.on('error', () => undefined); // a failed spawn also ends in 'exit'
     child.on('exit', () => {
+      clearTimeout(startup);
       discard(slot);
       settle(slot, { error: failed() });
+      // A worker that could not even start fails the job it was started for, so a broken
+      // installation cannot make the pool start workers forever.
+      if (!slot.ready) queue.shift()?.reject(failed());
       pump();
     });
     // Idle children never keep the server running; a job's timer does while it runs.
@@ -177,15 +194,15 @@ export function createMediaJobs(options: MediaJobsOptions): MediaJobs {
   }
 
   function pump() {
-    while (!closed && queue.length > 0) {
-      let slot = slots.find((candidate) => !candidate.job);
-      if (!slot) {
-        if (slots.length >= concurrency) return;
-        slot = spawnSlot();
-        slots.push(slot);
-      }
-      start(slot, queue.shift()!);
+    if (closed) return;
+    for (const slot of slots) {
+      if (queue.length === 0) return;
+      if (slot.ready && !slot.job) start(slot, queue.shift()!);
     }
+    // Workers start for the jobs that wait and no starting worker will take, up to the bound.
+    const starting = slots.filter((slot) => !slot.ready).length;
+    const wanted = Math.min(queue.length - starting, concurrency - slots.length);
+    for (let i = 0; i < wanted; i += 1) slots.push(spawnSlot());
   }
 
   return {

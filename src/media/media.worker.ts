@@ -39,3 +39,4 @@ function reply(message: JobReply) {
 
 // The server is gone: so is its worker.
 process.on('disconnect', () => process.exit(0));
+reply({ ready: true });
