@@ -78,6 +78,7 @@ interface Slot {
   child: ChildProcess;
   ready: boolean;
   job: Pending | undefined;
+  idle?: NodeJS.Timeout;
 }
 
 /** The worker beside this module, as .ts from source or .js when built. */
@@ -87,6 +88,8 @@ const WORKER = new URL(`./media.worker${extname(fileURLToPath(import.meta.url))}
 const NICENESS = 10;
 /** A worker that has not loaded after this long is killed. */
 const STARTUP_MS = 60_000;
+/** A worker idle this long ends, giving back what its last image made it hold. */
+const IDLE_MS = 60_000;
 
 /** The image jobs of a server, as configured (WAYPOST_MEDIA_*). */
 export function mediaJobsFor(config: Config): MediaJobs {
@@ -124,7 +127,16 @@ export function createMediaJobs(options: MediaJobsOptions): MediaJobs {
     else pending.reject(outcome.error);
   }
 
+  /** Ends a worker that stays idle; a job handed to it in time disarms this. */
+  function idle(slot: Slot) {
+    if (slot.job || !slots.includes(slot)) return;
+    clearTimeout(slot.idle);
+    slot.idle = setTimeout(() => discard(slot), IDLE_MS);
+    slot.idle.unref();
+  }
+
   function discard(slot: Slot) {
+    clearTimeout(slot.idle);
     const index = slots.indexOf(slot);
     if (index >= 0) slots.splice(index, 1);
     slot.child.kill('SIGKILL');
@@ -136,8 +148,9 @@ export function createMediaJobs(options: MediaJobsOptions): MediaJobs {
       execArgv: ['--max-old-space-size=256'],
       serialization: 'advanced',
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-      // One job at a time needs few threads; sharp's own are set in the worker.
-      env: { ...process.env, UV_THREADPOOL_SIZE: '2' },
+      // Only what a worker needs: none of the server's secrets (database URL, key) reach a
+      // process that parses hostile files. One job at a time needs few threads.
+      env: { PATH: process.env.PATH ?? '', TMPDIR: process.env.TMPDIR ?? '', UV_THREADPOOL_SIZE: '2' },
     });
     const slot: Slot = { child, ready: false, job: undefined };
     const startup = setTimeout(() => child.kill('SIGKILL'), STARTUP_MS);
@@ -153,11 +166,13 @@ export function createMediaJobs(options: MediaJobsOptions): MediaJobs {
       if ('ready' in reply) {
         clearTimeout(startup);
         slot.ready = true;
-        return pump();
+        pump();
+        return idle(slot);
       }
       if (reply.id !== slot.job?.id) return;
       settle(slot, reply.ok ? { value: reply.value } : { error: new LimitError(reply.code, reply.detail) });
       pump();
+      idle(slot);
     });
     child.on('error', () => undefined); // a failed spawn also ends in 'exit'
     child.on('exit', () => {
@@ -176,6 +191,7 @@ export function createMediaJobs(options: MediaJobsOptions): MediaJobs {
   }
 
   function start(slot: Slot, pending: Pending) {
+    clearTimeout(slot.idle);
     slot.job = pending;
     started[pending.job.op] += 1;
     pending.timer = setTimeout(() => {
