@@ -1,6 +1,7 @@
 // The image worker pool with a stand-in worker (test/media-worker.ts) that can spin forever or
 // crash: jobs over their time are killed with their process, no more workers run than allowed,
 // and the server's own file reads and password hashing go on while every worker is busy.
+import { execFile } from 'node:child_process';
 import { scrypt } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
@@ -101,5 +102,19 @@ describe('image jobs', () => {
     await expect(queued).rejects.toBeInstanceOf(BusyError);
     await expect(jobs.run(job('ok'))).rejects.toBeInstanceOf(BusyError);
     await until(() => (spinning.settled ? true : undefined));
+  });
+
+  it('a job keeps a process running until it is answered; idle workers never do', async () => {
+    // A process with nothing else to do: it must wait for the answer, print it, then exit by itself.
+    const script = [
+      `import { createMediaJobs } from ${JSON.stringify(new URL('./media.jobs.ts', import.meta.url).href)};`,
+      `const jobs = createMediaJobs({ limits: { maxPixels: 1, maxMetadataBytes: 1 }, concurrency: 1, timeoutMs: 10000, worker: new URL(${JSON.stringify(worker.href)}) });`,
+      "const pid = await jobs.run({ op: 'inspect', path: 'a', mimeType: 'image/jpeg', timeZone: 'UTC' });",
+      'console.log(typeof pid);',
+    ].join('\n');
+    const output = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
+      timeout: 30_000,
+    });
+    expect(output.stdout).toBe('number\n');
   });
 });

@@ -130,9 +130,21 @@ export function createMediaJobs(options: MediaJobsOptions): MediaJobs {
   /** Ends a worker that stays idle; a job handed to it in time disarms this. */
   function idle(slot: Slot) {
     if (slot.job || !slots.includes(slot)) return;
+    hold(slot, false);
     clearTimeout(slot.idle);
     slot.idle = setTimeout(() => discard(slot), IDLE_MS);
     slot.idle.unref();
+  }
+
+  /** A worker starting or at work keeps the process running; an idle one never does. */
+  function hold(slot: Slot, busy: boolean) {
+    if (busy) {
+      slot.child.ref();
+      slot.child.channel?.ref();
+    } else {
+      slot.child.unref();
+      slot.child.channel?.unref();
+    }
   }
 
   function discard(slot: Slot) {
@@ -184,14 +196,12 @@ export function createMediaJobs(options: MediaJobsOptions): MediaJobs {
       if (!slot.ready) queue.shift()?.reject(failed());
       pump();
     });
-    // Idle children never keep the server running; a job's timer does while it runs.
-    child.unref();
-    child.channel?.unref();
     return slot;
   }
 
   function start(slot: Slot, pending: Pending) {
     clearTimeout(slot.idle);
+    hold(slot, true);
     slot.job = pending;
     started[pending.job.op] += 1;
     pending.timer = setTimeout(() => {

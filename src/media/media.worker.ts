@@ -34,7 +34,8 @@ process.on('message', (request: JobRequest) => {
 });
 
 function reply(message: JobReply) {
-  process.send?.(message);
+  // With a callback, a server that is already gone is no error here: 'disconnect' ends us.
+  process.send?.(message, undefined, {}, () => undefined);
 }
 
 // The server is gone: so is its worker.
