@@ -75,6 +75,13 @@ function declaredPng(width: number, height: number): Buffer {
   ]);
 }
 
+/** A small PNG with an eXIf chunk (PNG 3rd edition 11.3.6) right after its header. */
+async function pngWithExif(tiff: Buffer): Promise<Buffer> {
+  const image = await png();
+  const afterHeader = 8 + 25;
+  return Buffer.concat([image.subarray(0, afterHeader), chunk('eXIf', tiff), image.subarray(afterHeader)]);
+}
+
 /** A JPEG whose APP1 segments (EXIF in name, filler inside) hold more than `bytes` bytes. */
 function metadataHeavyJpeg(bytes: number): Promise<Buffer> {
   const payload = Buffer.concat([Buffer.from('Exif\0\0', 'latin1'), Buffer.alloc(65_533 - 6, 0x20)]);
@@ -139,6 +146,7 @@ describe('hostile images', () => {
 
   it.each([
     ['a JPEG whose EXIF directories loop', () => jpegWith(app1(loopingExif(24))), 'loop.jpg', LOOP_REFUSED],
+    ['a PNG whose eXIf directories loop', () => pngWithExif(loopingExif(24).subarray(6)), 'loop.png', LOOP_REFUSED],
     [
       'a PNG declaring 10 billion pixels',
       () => Promise.resolve(declaredPng(100_000, 100_000)),
