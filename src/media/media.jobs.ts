@@ -63,6 +63,8 @@ export interface MediaJobs {
   readonly started: Readonly<Record<ImageJob['op'], number>>;
   /** Process ids of the children running a job now. */
   running(): number[];
+  /** Process ids of every child, idle ones too. */
+  workers(): number[];
   close(): void;
 }
 
@@ -241,6 +243,7 @@ export function createMediaJobs(options: MediaJobsOptions): MediaJobs {
     },
     started,
     running: () => slots.filter((slot) => slot.job && slot.child.pid !== undefined).map((slot) => slot.child.pid!),
+    workers: () => slots.flatMap((slot) => (slot.child.pid === undefined ? [] : [slot.child.pid])),
     close() {
       closed = true;
       for (const pending of queue.splice(0)) pending.reject(new BusyError());

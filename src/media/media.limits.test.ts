@@ -205,10 +205,14 @@ describe('a stuck image job', () => {
       const photo = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#123456' } })
         .jpeg()
         .toBuffer();
-      const stuck = track('stuck', uploadMedium(app, token, photo, 'stuck.jpg', 'image/jpeg'));
-      // Its worker is frozen mid-job, as one spinning in a decoder on a hostile file would be.
-      const pid = await until(() => app.app.mediaJobs.running()[0]);
+      // The one worker is frozen, so the next job sticks in it as in a decoder spinning on a
+      // hostile file.
+      const workers = app.app.mediaJobs.workers();
+      expect(workers).toHaveLength(1);
+      const pid = workers[0]!;
       process.kill(pid, 'SIGSTOP');
+      const stuck = track('stuck', uploadMedium(app, token, photo, 'stuck.jpg', 'image/jpeg'));
+      await until(() => (app.app.mediaJobs.running().includes(pid) ? true : undefined));
       const hostile = [
         track('loop', uploadMedium(app, token, await jpegWith(app1(loopingExif(24))), 'a.jpg', 'image/jpeg')),
         track('pixels', uploadMedium(app, token, declaredPng(100_000, 100_000), 'b.png', 'image/png')),
