@@ -92,6 +92,12 @@ describe('image jobs', () => {
     expect(typeof (await jobs.run(job('ok')))).toBe('number');
   });
 
+  it('a worker that cannot start fails the job it was started for, and no other is started for it', async () => {
+    const jobs = pool({ worker: new URL('file:///nonexistent/media-worker.ts') });
+    await expect(jobs.run(job('a'))).rejects.toMatchObject({ code: 'media_processing_failed' });
+    expect(jobs.workers()).toEqual([]);
+  });
+
   it('refuses a job when the queue is full, and every job once closed', async () => {
     const jobs = pool({ maxQueue: 1 });
     const spinning = watch(jobs.run(job('spin')));

@@ -164,7 +164,11 @@ export function createMediaJobs(options: MediaJobsOptions): MediaJobs {
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
       // Only what a worker needs: none of the server's secrets (database URL, key) reach a
       // process that parses hostile files. One job at a time needs few threads.
-      env: { PATH: process.env.PATH ?? '', TMPDIR: process.env.TMPDIR ?? '', UV_THREADPOOL_SIZE: '2' },
+      env: {
+        PATH: process.env.PATH ?? '',
+        ...(process.env.TMPDIR ? { TMPDIR: process.env.TMPDIR } : {}),
+        UV_THREADPOOL_SIZE: '2',
+      },
     });
     const slot: Slot = { child, ready: false, job: undefined };
     const startup = setTimeout(() => child.kill('SIGKILL'), STARTUP_MS);
@@ -188,8 +192,10 @@ export function createMediaJobs(options: MediaJobsOptions): MediaJobs {
       pump();
       idle(slot);
     });
-    child.on('error', () => undefined); // a failed spawn also ends in 'exit'
-    child.on('exit', () => {
+    let ended = false;
+    const end = () => {
+      if (ended) return;
+      ended = true;
       clearTimeout(startup);
       discard(slot);
       settle(slot, { error: failed() });
@@ -197,6 +203,11 @@ export function createMediaJobs(options: MediaJobsOptions): MediaJobs {
       // installation cannot make the pool start workers forever.
       if (!slot.ready) queue.shift()?.reject(failed());
       pump();
+    };
+    child.on('exit', end);
+    // A process that could not be started at all may never report an exit.
+    child.on('error', () => {
+      if (child.pid === undefined) end();
     });
     return slot;
   }
