@@ -16,6 +16,7 @@ import plumbing, { clientErrorHandler, frameworkErrors, requestId } from './http
 import { importsRoutes } from './imports/imports.routes.ts';
 import { infoRoutes } from './info/info.routes.ts';
 import { locationsRoutes } from './locations/locations.routes.ts';
+import { mediaJobsFor, type MediaJobs } from './media/media.jobs.ts';
 import { mediaRoutes } from './media/media.routes.ts';
 import { postsRoutes } from './posts/posts.routes.ts';
 import { PageCache } from './items/public-pages.ts';
@@ -33,6 +34,13 @@ import { usersRoutes } from './users/users.routes.ts';
 import { accountRoutes } from './web/account.routes.ts';
 import { viewsRoutes } from './views/views.routes.ts';
 import { pagesRoutes } from './web/pages.routes.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The image worker processes (src/media/media.jobs.ts). */
+    mediaJobs: MediaJobs;
+  }
+}
 
 export interface AppDeps {
   config: Config;
@@ -131,7 +139,14 @@ export async function buildApp({ config, database, logger, onJobsQueued }: AppDe
     deliveryMaxAttempts: config.deliveryMaxAttempts,
     onJobsQueued,
   });
-  await app.register(mediaRoutes, { db, config, pages });
+  // Image work runs in worker processes, stopped with the app.
+  const mediaJobs = mediaJobsFor(config);
+  app.decorate('mediaJobs', mediaJobs);
+  app.addHook('onClose', (_app, done) => {
+    mediaJobs.close();
+    done();
+  });
+  await app.register(mediaRoutes, { db, config, pages, jobs: mediaJobs });
   await app.register(locationsRoutes, { db, baseUrl: config.baseUrl, pages });
   await app.register(importsRoutes, { db, config, onJobsQueued });
   await app.register(servicesRoutes, { db, secretsKey: secretsKey(config.secretKey), baseUrl: config.baseUrl });

@@ -1,5 +1,5 @@
 import { mkdtempSync, readFileSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from './config.ts';
@@ -46,7 +46,33 @@ describe('loadConfig', () => {
       retryMaxSeconds: 3600,
       ffmpegPath: 'ffmpeg',
       ffprobePath: 'ffprobe',
+      mediaMaxPixels: 100_000_000,
+      mediaMaxMetadataBytes: 8 * 1024 * 1024,
+      mediaTimeoutMs: 30_000,
+      mediaConcurrency: Math.max(1, Math.floor(availableParallelism() / 2)),
     });
+  });
+
+  it('reads the media limits', () => {
+    const config = loadConfig({
+      WAYPOST_DATA_DIR: dataDir(),
+      WAYPOST_MEDIA_MAX_PIXELS: '50000000',
+      WAYPOST_MEDIA_MAX_METADATA_BYTES: '65536',
+      WAYPOST_MEDIA_TIMEOUT_MS: '5000',
+      WAYPOST_MEDIA_CONCURRENCY: '3',
+    });
+    expect(config).toMatchObject({
+      mediaMaxPixels: 50_000_000,
+      mediaMaxMetadataBytes: 65_536,
+      mediaTimeoutMs: 5000,
+      mediaConcurrency: 3,
+    });
+    expect(configError({ WAYPOST_MEDIA_TIMEOUT_MS: '10' }).message).toBe(
+      'WAYPOST_MEDIA_TIMEOUT_MS: expected a number from 100 to 3600000, got 10',
+    );
+    expect(configError({ WAYPOST_MEDIA_CONCURRENCY: '0' }).message).toBe(
+      'WAYPOST_MEDIA_CONCURRENCY: expected a number from 1 to 64, got 0',
+    );
   });
 
   it('reads the outbound allow list and the job settings', () => {

@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 
 /** Log levels pino knows, quietest last. */
@@ -119,6 +120,22 @@ export interface Config {
   /** The ffprobe command: duration, size, time and place of video and audio.
    * `WAYPOST_FFPROBE_PATH`, default `ffprobe` (found on PATH). Missing: those stay null. */
   ffprobePath: string;
+  /** Largest image accepted, in pixels, every frame of an animation counted; larger uploads are
+   * refused (422 `media_too_many_pixels`). `WAYPOST_MEDIA_MAX_PIXELS`, default 100000000
+   * (100 megapixels: every phone camera but the 200-megapixel modes). */
+  mediaMaxPixels: number;
+  /** Most bytes of metadata (EXIF, XMP, ICC, comments, text chunks) one JPEG, PNG or WebP may
+   * carry; more is refused (422 `media_metadata_too_large`). `WAYPOST_MEDIA_MAX_METADATA_BYTES`,
+   * default 8388608 (8 MiB: room for a phone's depth map in extended XMP). */
+  mediaMaxMetadataBytes: number;
+  /** Time one image job (facts and thumbnail of an upload, or a public copy) may take in its
+   * worker before the worker is killed; an upload is then refused (422
+   * `media_processing_timeout`). `WAYPOST_MEDIA_TIMEOUT_MS`, default 30000. */
+  mediaTimeoutMs: number;
+  /** Image worker processes at once, each doing one job on one thread at a lower CPU priority.
+   * `WAYPOST_MEDIA_CONCURRENCY`, default half the CPUs (at least 1), so the rest of the server
+   * keeps the others. */
+  mediaConcurrency: number;
 }
 
 export class ConfigError extends Error {
@@ -270,5 +287,15 @@ export function loadConfig(env: Env = process.env): Config {
     retryMaxSeconds: integer(env, 'WAYPOST_RETRY_MAX_SECONDS', 3600, 1, 7 * 86_400),
     ffmpegPath: read(env, 'WAYPOST_FFMPEG_PATH') ?? 'ffmpeg',
     ffprobePath: read(env, 'WAYPOST_FFPROBE_PATH') ?? 'ffprobe',
+    mediaMaxPixels: integer(env, 'WAYPOST_MEDIA_MAX_PIXELS', 100_000_000, 1, 10_000_000_000),
+    mediaMaxMetadataBytes: integer(env, 'WAYPOST_MEDIA_MAX_METADATA_BYTES', 8 * 1024 * 1024, 0, 1024 * 1024 * 1024),
+    mediaTimeoutMs: integer(env, 'WAYPOST_MEDIA_TIMEOUT_MS', 30_000, 100, 3_600_000),
+    mediaConcurrency: integer(
+      env,
+      'WAYPOST_MEDIA_CONCURRENCY',
+      Math.max(1, Math.floor(availableParallelism() / 2)),
+      1,
+      64,
+    ),
   };
 }

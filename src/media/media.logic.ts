@@ -10,19 +10,35 @@ import { roundPoint } from '../locations/precision.ts';
 import { getSettings } from '../settings/settings.logic.ts';
 import { findUserById } from '../users/users.repo.ts';
 import { remuxWithoutMetadata, type MediaTools } from './media.ffmpeg.ts';
-import { probe, sniff, thumbnailOf, withoutMetadata, withoutMetadataType } from './media.probe.ts';
+import { BusyError, type MediaJobs } from './media.jobs.ts';
+import { LimitError } from './media.limits.ts';
+import { probe, sniff, withoutMetadataType } from './media.probe.ts';
 import { insertMedium, selectMediaPage, type MediumRow } from './media.repo.ts';
 import { CAPTION_MAX } from './media.schemas.ts';
 import {
   commitFile,
   filePath,
   produceFileAtomic,
+  publicCopyFailedPath,
   publicCopyPath,
   thumbnailPath,
   writeFileAtomic,
   type Storage,
   type TempFile,
 } from './media.storage.ts';
+
+/** What media work needs besides the database: where files live, the tools and the image jobs. */
+export interface MediaDeps {
+  storage: Storage;
+  tools: MediaTools;
+  jobs: MediaJobs;
+  /** Public copies being made now, by content hash: racing readers wait for the same one. */
+  making: Map<string, Promise<CopyResult>>;
+}
+
+export function mediaDeps(storage: Storage, tools: MediaTools, jobs: MediaJobs): MediaDeps {
+  return { storage, tools, jobs, making: new Map() };
+}
 
 export interface Medium {
   id: string;
@@ -92,15 +108,15 @@ export interface StoredFile {
 
 export async function mediumFile(
   db: Db,
-  storage: Storage,
-  tools: MediaTools,
+  media: MediaDeps,
   id: string,
   auth: Auth | undefined,
   which: 'file' | 'thumbnail',
 ): Promise<StoredFile> {
+  const { storage } = media;
   const row = await readItem(db, 'media', id, auth);
   if (which === 'file') {
-    if (auth?.userId !== row.user_id) return publicCopy(storage, tools, row);
+    if (auth?.userId !== row.user_id) return publicCopy(media, row);
     return { path: filePath(storage, row.sha256), type: row.mime_type, etag: `"${row.sha256}"` };
   }
   if (!row.has_thumbnail) throw notFound('This medium has no thumbnail.');
@@ -113,40 +129,60 @@ const exists = (path: string) =>
     () => false,
   );
 
+type CopyResult = 'ok' | 'failed' | 'missing';
+
 /**
  * A public medium as everyone but its owner gets it: without metadata, so a photo or a video
  * cannot give away where it was taken more exactly than the owner's public locations do, nor
- * when or with what. Made on first request and kept beside the original (written atomically;
- * two racing requests write the same bytes). Never the original instead: a copy that cannot be
- * made is a 404, and a missing ffmpeg a 503.
+ * when or with what. Made once, on the first request, and kept beside the original (written
+ * atomically); requests that race share the one job. A copy that cannot be made is remembered
+ * (a marker file beside the original), so reading the file again never re-runs the work, and
+ * is a 404: never the original instead. A missing ffmpeg is a 503 and is not remembered.
  */
-async function publicCopy(storage: Storage, tools: MediaTools, row: MediumRow): Promise<StoredFile> {
+async function publicCopy(media: MediaDeps, row: MediumRow): Promise<StoredFile> {
+  const { storage } = media;
   const path = publicCopyPath(storage, row.sha256);
   if (!(await exists(path))) {
-    const made =
-      row.kind === 'image' ? await imageCopy(storage, row, path) : await recordingCopy(storage, tools, row, path);
+    let made: CopyResult;
+    if (await exists(publicCopyFailedPath(storage, row.sha256))) made = 'failed';
+    else {
+      let making = media.making.get(row.sha256);
+      if (!making) {
+        making = makePublicCopy(media, row, path).finally(() => media.making.delete(row.sha256));
+        media.making.set(row.sha256, making);
+      }
+      made = await making;
+    }
     if (made === 'missing') throw toolUnavailable(row.kind);
-    if (made !== 'ok')
+    if (made !== 'ok') {
       throw notFound(`This ${row.kind} can only be shown to its owner: its metadata cannot be removed.`);
+    }
   }
   const type = row.kind === 'image' ? withoutMetadataType(row.mime_type) : row.mime_type;
   return { path, type, etag: `"${row.sha256}-public"` };
 }
 
-/** An image re-encoded by sharp. */
-async function imageCopy(storage: Storage, row: MediumRow, path: string): Promise<'ok' | 'failed'> {
-  const bytes = await withoutMetadata(filePath(storage, row.sha256), row.mime_type);
-  if (!bytes) return 'failed';
-  await writeFileAtomic(storage, path, bytes);
-  return 'ok';
-}
-
-/** Video or audio remuxed by ffmpeg; 'missing' when the server has no ffmpeg. */
-async function recordingCopy(storage: Storage, tools: MediaTools, row: MediumRow, path: string) {
-  const ffmpeg = tools.ffmpeg;
-  if (!ffmpeg) return 'missing';
+async function makePublicCopy(media: MediaDeps, row: MediumRow, path: string): Promise<CopyResult> {
+  const { storage, tools, jobs } = media;
   const original = filePath(storage, row.sha256);
-  return produceFileAtomic(storage, path, (temp) => remuxWithoutMetadata(ffmpeg, original, row.mime_type, temp));
+  let made: CopyResult;
+  if (row.kind === 'image') {
+    // The image worker writes the copy; a job over a limit or its time is a failure like any other.
+    made = await produceFileAtomic(storage, path, (temp) =>
+      jobs.run({ op: 'strip', path: original, mimeType: row.mime_type, target: temp }).catch((error: unknown) => {
+        if (error instanceof BusyError) throw busy();
+        return 'failed' as const;
+      }),
+    );
+  } else {
+    const ffmpeg = tools.ffmpeg;
+    if (!ffmpeg) return 'missing';
+    made = await produceFileAtomic(storage, path, (temp) =>
+      remuxWithoutMetadata(ffmpeg, original, row.mime_type, temp),
+    );
+  }
+  if (made === 'failed') await writeFileAtomic(storage, publicCopyFailedPath(storage, row.sha256), new Uint8Array(0));
+  return made;
 }
 
 const toolUnavailable = (kind: string) =>
@@ -156,6 +192,11 @@ const toolUnavailable = (kind: string) =>
     `This ${kind} is public, but the server cannot remove its metadata right now (ffmpeg is not available), ` +
       'so only its owner can fetch it.',
   );
+
+const busy = () =>
+  new AppError(503, 'media_busy', 'The server is busy with other images; try again in a moment.', {
+    headers: { 'retry-after': '10' },
+  });
 
 export interface Upload {
   file: TempFile;
@@ -179,15 +220,26 @@ function checkFields(upload: Upload): { scope: Scope | undefined; caption: strin
   return { scope, caption };
 }
 
+/** The facts and thumbnail of an upload; an image over a limit is a 422 naming the limit. */
+async function probeUpload(media: MediaDeps, path: string, sniffed: Parameters<typeof probe>[1], timeZone: string) {
+  try {
+    return await probe(path, sniffed, timeZone, media.tools, media.jobs);
+  } catch (error) {
+    if (error instanceof LimitError) throw new AppError(422, error.code, `${error.message} The file is refused.`);
+    if (error instanceof BusyError) throw busy();
+    throw error;
+  }
+}
+
 /**
  * Stores an uploaded file as a medium: sniff the type from the bytes (415 unless image, video or
- * audio), read EXIF or ask ffprobe, make the thumbnail, move the file to its content-hash name, then commit
- * the row. The temporary file is gone afterwards, whatever happened.
+ * audio), read EXIF or ask ffprobe, make the thumbnail (images within the limits, else 422),
+ * move the file to its content-hash name, then commit the row. The temporary file is gone
+ * afterwards, whatever happened.
  */
 export async function createMedium(
   db: Db,
-  storage: Storage,
-  tools: MediaTools,
+  media: MediaDeps,
   baseUrl: string,
   userId: string,
   upload: Upload,
@@ -203,8 +255,8 @@ export async function createMedium(
       );
     }
     const settings = await getSettings(db, userId);
-    const facts = await probe(upload.file.path, sniffed, settings.timezone, tools);
-    const thumb = await thumbnailOf(upload.file.path, facts, tools);
+    const { facts, thumbnail: thumb } = await probeUpload(media, upload.file.path, sniffed, settings.timezone);
+    const { storage } = media;
     const { sha256, size } = upload.file;
     await commitFile(upload.file.path, filePath(storage, sha256));
     if (thumb) await writeFileAtomic(storage, thumbnailPath(storage, sha256), thumb);

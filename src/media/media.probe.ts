@@ -1,11 +1,10 @@
 // What a file is, from its bytes (never the client's word): the type by file-type; for images
-// EXIF time and GPS by exifr and size by sharp, for video and audio all of it by ffprobe; and a
-// WebP thumbnail written by sharp without metadata (of a frame ffmpeg takes, for video).
-import exifr from 'exifr';
+// EXIF time and GPS, size and a WebP thumbnail without metadata by the image worker
+// (media.jobs.ts), for video and audio all of it by ffprobe and a frame ffmpeg takes.
 import { fileTypeFromFile } from 'file-type';
-import sharp, { type Sharp } from 'sharp';
 import { videoFrame, type MediaTools } from './media.ffmpeg.ts';
 import { probeAv } from './media.ffprobe.ts';
+import type { MediaJobs } from './media.jobs.ts';
 
 export type MediaKind = 'image' | 'video' | 'audio';
 
@@ -20,6 +19,9 @@ export interface Probe {
   takenMs: number | null;
   location: { lat: number; lon: number } | null;
 }
+
+/** What the image worker learns of an image. */
+export type ImageFacts = Pick<Probe, 'width' | 'height' | 'takenMs' | 'location'>;
 
 /** The sniffed type, or undefined when the bytes are not an image, video or audio. */
 export async function sniff(path: string): Promise<{ kind: MediaKind; mimeType: string } | undefined> {
@@ -77,95 +79,44 @@ export function exifTimeMs(dateTime: unknown, offset: unknown, timeZone: string)
   return wall - zoneOffsetMs(timeZone, first);
 }
 
-async function readExif(path: string, timeZone: string): Promise<Pick<Probe, 'takenMs' | 'location'>> {
-  try {
-    const exif = (await exifr.parse(path, { reviveValues: false, gps: true, tiff: true, exif: true })) as
-      Record<string, unknown> | undefined;
-    if (!exif) return { takenMs: null, location: null };
-    const { latitude: lat, longitude: lon } = exif;
-    const valid = typeof lat === 'number' && typeof lon === 'number' && Math.abs(lat) <= 90 && Math.abs(lon) <= 180;
-    return {
-      takenMs: exifTimeMs(exif.DateTimeOriginal ?? exif.CreateDate, exif.OffsetTimeOriginal, timeZone),
-      location: valid ? { lat, lon } : null,
-    };
-  } catch {
-    // A file without EXIF, or with EXIF exifr cannot read, is still a medium.
-    return { takenMs: null, location: null };
-  }
-}
-
+/**
+ * The facts of a file and its thumbnail (none for audio or when it cannot be made). Images go to
+ * the image worker, which refuses one over a limit (LimitError); a video's frame is taken by
+ * ffmpeg and made a thumbnail there too.
+ */
 export async function probe(
   path: string,
   sniffed: { kind: MediaKind; mimeType: string },
   timeZone: string,
   tools: MediaTools,
-): Promise<Probe> {
-  if (sniffed.kind !== 'image') {
-    const recording = await probeAv(tools.ffprobe, path, sniffed.mimeType, sniffed.kind);
-    return { ...sniffed, ...recording };
+  jobs: MediaJobs,
+): Promise<{ facts: Probe; thumbnail: Buffer | undefined }> {
+  if (sniffed.kind === 'image') {
+    const { thumbnail, ...facts } = await jobs.run({ op: 'inspect', path, mimeType: sniffed.mimeType, timeZone });
+    return { facts: { ...sniffed, durationS: null, ...facts }, thumbnail: thumbnail && toBuffer(thumbnail) };
   }
-  const base: Probe = { ...sniffed, width: null, height: null, durationS: null, takenMs: null, location: null };
-  const exif = await readExif(path, timeZone);
-  try {
-    const meta = await sharp(path).metadata();
-    // As displayed: EXIF orientation 5 to 8 swaps width and height.
-    return { ...base, ...exif, width: meta.autoOrient.width, height: meta.autoOrient.height };
-  } catch {
-    return { ...base, ...exif };
-  }
+  const facts: Probe = { ...sniffed, ...(await probeAv(tools.ffprobe, path, sniffed.mimeType, sniffed.kind)) };
+  if (facts.kind !== 'video' || !tools.ffmpeg) return { facts, thumbnail: undefined };
+  const frame = await videoFrame(tools.ffmpeg, path, facts.mimeType, facts.durationS, THUMBNAIL_SIZE);
+  const thumbnail = frame && (await jobs.run({ op: 'thumbnail', input: frame }));
+  return { facts, thumbnail: thumbnail && toBuffer(thumbnail) };
 }
+
+const toBuffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 
 export const THUMBNAIL_SIZE = 320;
 
-/**
- * A WebP thumbnail at most 320 px on a side, turned upright. sharp writes no metadata unless
- * asked (no EXIF, no GPS), so a thumbnail never carries where the photo was taken.
- */
-export async function thumbnail(input: string | Buffer): Promise<Buffer | undefined> {
-  try {
-    return await sharp(input)
-      .rotate()
-      .resize(THUMBNAIL_SIZE, THUMBNAIL_SIZE, { fit: 'inside', withoutEnlargement: true })
-      .webp({ quality: 80 })
-      .toBuffer();
-  } catch {
-    return undefined; // a format sharp cannot decode (some RAW, HEIC): no thumbnail
-  }
-}
+/** The formats the public copy of an image keeps (media.image.ts); anything else becomes WebP. */
+export const REENCODED_TYPES = [
+  'image/jpeg',
+  'image/png',
+  'image/webp',
+  'image/gif',
+  'image/avif',
+  'image/tiff',
+] as const;
 
-/** The thumbnail of an image, or of a frame of a video; none for audio or when it cannot be made. */
-export async function thumbnailOf(path: string, facts: Probe, tools: MediaTools): Promise<Buffer | undefined> {
-  if (facts.kind === 'image') return thumbnail(path);
-  if (facts.kind !== 'video' || !tools.ffmpeg) return undefined;
-  const frame = await videoFrame(tools.ffmpeg, path, facts.mimeType, facts.durationS, THUMBNAIL_SIZE);
-  return frame && thumbnail(frame);
-}
-
-/** The formats sharp writes back as they came; anything else becomes WebP. */
-const REENCODE: Record<string, (image: Sharp) => Sharp> = {
-  'image/jpeg': (image) => image.jpeg({ quality: 92 }),
-  'image/png': (image) => image.png(),
-  'image/webp': (image) => image.webp({ quality: 92 }),
-  'image/gif': (image) => image.gif(),
-  'image/avif': (image) => image.avif(),
-  'image/tiff': (image) => image.tiff(),
-};
-
-/**
- * The picture without its metadata (EXIF, XMP, IPTC: camera, time and exact GPS), turned upright
- * first because the orientation tag goes too. Undefined when sharp cannot read the file.
- */
-export async function withoutMetadata(path: string, mimeType: string): Promise<Buffer | undefined> {
-  try {
-    const image = sharp(path, { animated: true }).rotate();
-    const encode = REENCODE[mimeType] ?? ((upright: Sharp) => upright.webp({ quality: 92 }));
-    return await encode(image).toBuffer();
-  } catch {
-    return undefined;
-  }
-}
-
-/** The media type of the copy `withoutMetadata` makes. */
+/** The media type of the public copy of an image. */
 export function withoutMetadataType(mimeType: string): string {
-  return REENCODE[mimeType] ? mimeType : 'image/webp';
+  return (REENCODED_TYPES as readonly string[]).includes(mimeType) ? mimeType : 'image/webp';
 }

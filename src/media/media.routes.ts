@@ -11,14 +11,15 @@ import type { PageCache } from '../items/public-pages.ts';
 import { IdParams } from '../items/items.schemas.ts';
 import { findMediaTools, missingToolsWarning } from './media.ffmpeg.ts';
 import { sendStoredFile } from './media.files.ts';
-import { createMedium, getMedium, listMedia, mediumFile, type Medium } from './media.logic.ts';
+import type { MediaJobs } from './media.jobs.ts';
+import { createMedium, getMedium, listMedia, mediaDeps, mediumFile, type Medium } from './media.logic.ts';
 import { FileHeaders, MediaQuery, MediumSchema } from './media.schemas.ts';
 import { mediaStorage } from './media.storage.ts';
 import { receiveUpload } from './media.upload.ts';
 
 export async function mediaRoutes(
   fastify: FastifyInstance,
-  { db, config, pages }: { db: Db; config: Config; pages?: PageCache | undefined },
+  { db, config, pages, jobs }: { db: Db; config: Config; pages?: PageCache | undefined; jobs: MediaJobs },
 ) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const storage = mediaStorage(config.dataDir);
@@ -26,6 +27,7 @@ export async function mediaRoutes(
   const tools = await findMediaTools(config);
   const warning = missingToolsWarning(config, tools);
   if (warning) fastify.log.warn(warning);
+  const media = mediaDeps(storage, tools, jobs);
   app.addSchema(MediumSchema);
   // One file per request, streamed to disk; the limits bound what a request can make us hold.
   await app.register(multipart, {
@@ -59,8 +61,11 @@ export async function mediaRoutes(
               ? ' A medium is served to everyone but its owner without its metadata (ETag `"<sha256>-public"`); its ' +
                 'owner gets the original. An image (EXIF, XMP: camera, time, exact GPS) is re-encoded in its own ' +
                 'format; video and audio (creation time, place, device, chapters, cover art, data tracks) are copied ' +
-                'into their own format without them, pictures and sound untouched. 404 when the copy cannot be made, ' +
-                '503 `media_tool_unavailable` when the server lacks ffmpeg to make it.'
+                'into their own format without them, pictures and sound untouched. The copy is made once, on the ' +
+                'first such request (requests that race share it); when it cannot be made (the file is over a media ' +
+                'limit, or its job runs out of time) that is remembered and every such request is a 404, never the ' +
+                'original. 503 `media_tool_unavailable` when the server lacks ffmpeg to make it, 503 `media_busy` ' +
+                '(with `Retry-After`) when too many images wait for the image workers.'
               : ''),
           tags: ['media'],
           params: IdParams,
@@ -74,7 +79,7 @@ export async function mediaRoutes(
         },
       },
       async (request, reply) =>
-        sendStoredFile(request, reply, await mediumFile(db, storage, tools, request.params.id, request.auth, which)),
+        sendStoredFile(request, reply, await mediumFile(db, media, request.params.id, request.auth, which)),
     );
   }
 
@@ -90,18 +95,25 @@ export async function mediaRoutes(
           `anything but image, video or audio is 415. Files over the upload limit (WAYPOST_UPLOAD_LIMIT) are 413. ` +
           "EXIF time (its own offset, else the owner's time zone) and GPS are read from images; duration, size as " +
           'displayed, creation time and place (ISO 6709) from video and audio, by ffprobe when the server has it. A ' +
-          'WebP thumbnail without metadata is made for images and video. 201 with `Location` and the medium.',
+          'WebP thumbnail without metadata is made for images and video. 201 with `Location` and the medium.\n\n' +
+          'Images are processed in separate worker processes, within limits; a file over one is refused with 422 ' +
+          'and nothing is stored (no medium, no file). `media_too_many_pixels`: more pixels than ' +
+          'WAYPOST_MEDIA_MAX_PIXELS, every frame counted. `media_metadata_too_large`: a JPEG, PNG or WebP with ' +
+          'more metadata (EXIF, XMP, ICC, comments, text) than WAYPOST_MEDIA_MAX_METADATA_BYTES. ' +
+          '`media_metadata_invalid`: EXIF directories that point back at each other. `media_processing_timeout`: ' +
+          'the work took longer than WAYPOST_MEDIA_TIMEOUT_MS (the worker is killed). `media_processing_failed`: ' +
+          'the worker stopped on the file. 503 `media_busy` (with `Retry-After`) when too many images wait.',
         tags: ['media'],
         consumes: ['multipart/form-data'],
         response: {
           201: { ...Type.Ref('Medium'), description: 'Stored.' },
-          ...problems(400, 401, 413, 415),
+          ...problems(400, 401, 413, 415, 422, 503),
         },
       },
     },
     async (request, reply) => {
       const upload = await receiveUpload(request, storage, uploadLimit);
-      const medium = await createMedium(db, storage, tools, baseUrl, request.auth!.userId, upload);
+      const medium = await createMedium(db, media, baseUrl, request.auth!.userId, upload);
       return reply.code(201).header('location', `/media/id/${medium.id}`).send(medium);
     },
   );

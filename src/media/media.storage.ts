@@ -25,6 +25,8 @@ export const filePath = (storage: Storage, sha256: string) => join(storage.root,
 export const thumbnailPath = (storage: Storage, sha256: string) => `${filePath(storage, sha256)}.webp`;
 /** The copy of a medium served to everyone but its owner: the same picture or recording without metadata. */
 export const publicCopyPath = (storage: Storage, sha256: string) => `${filePath(storage, sha256)}.public`;
+/** An empty marker: the public copy could not be made, so it is not tried again on every read. */
+export const publicCopyFailedPath = (storage: Storage, sha256: string) => `${filePath(storage, sha256)}.public-failed`;
 
 export interface TempFile {
   path: string;
