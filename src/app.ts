@@ -8,6 +8,8 @@ import Fastify, {
   type FastifyServerOptions,
 } from 'fastify';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { deletionRoutes } from './account-data/deletion.routes.ts';
+import { exportRoutes } from './account-data/export.routes.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 import auth from './http/auth.ts';
@@ -135,6 +137,8 @@ export async function buildApp({ config, database, logger, onJobsQueued }: AppDe
   await app.register(settingsRoutes, { db });
   await app.register(viewsRoutes, { db, baseUrl: config.baseUrl });
   await app.register(infoRoutes, { config });
+  await app.register(deletionRoutes, { db, config });
+  await app.register(exportRoutes, { database, config });
 
   return app;
 }

@@ -42,7 +42,7 @@ async function main(argv: string[]): Promise<number> {
       }
       case 'user':
         await migrateToLatest(database);
-        await userCommand(database.db, args, stdio);
+        await userCommand(database, config.dataDir, args, stdio);
         return 0;
       case 'client':
         await migrateToLatest(database);
