@@ -20,6 +20,11 @@ const SECRET = `whsec_${Buffer.from('distinctive-webhook-secret-7f3a9c').toStrin
 const seeded = { posts: [] as string[], media: [] as string[], locations: [] as string[], otherItems: [] as string[] };
 let files: Buffer[];
 
+interface PointFeature {
+  id: string;
+  geometry: { coordinates: number[] };
+}
+
 async function seed() {
   const token = await tokenFor(t, owner, [
     'create_post',
@@ -191,10 +196,13 @@ describe('GET /export', () => {
     const sequence = zip.get('locations.geojsonseq')!.toString('utf8');
     const records = sequence.split('\u001e');
     expect(records[0]).toBe(''); // RFC 8142: every text begins with RS
-    const features = records.slice(1).map((record) => {
+    const features: PointFeature[] = [];
+    for (const record of records.slice(1)) {
       expect(record.endsWith('\n')).toBe(true);
-      return check(record.slice(0, -1));
-    });
+      // check() parses and validates RFC 7946, throwing on anything invalid.
+      const feature = check(record.slice(0, -1)) as unknown as PointFeature;
+      features.push(feature);
+    }
     expect(features.map((feature) => feature.id).sort()).toEqual([...seeded.locations].sort());
     const exact = features.find((feature) => feature.geometry.coordinates[2] === 34.5)!;
     expect(exact.geometry.coordinates).toEqual([13.404954, 52.520008, 34.5]);
