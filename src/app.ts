@@ -34,6 +34,7 @@ import { secretsKey } from './services/secrets.ts';
 import { servicesRoutes } from './services/services.routes.ts';
 import { settingsRoutes } from './settings/settings.routes.ts';
 import { usersRoutes } from './users/users.routes.ts';
+import { accountDeleteRoutes } from './web/account-delete.routes.ts';
 import { accountRoutes } from './web/account.routes.ts';
 import { viewsRoutes } from './views/views.routes.ts';
 import { pagesRoutes } from './web/pages.routes.ts';
@@ -124,6 +125,7 @@ export async function buildApp({ config, database, logger, onJobsQueued }: AppDe
   await app.register(usersRoutes, { db, baseUrl: config.baseUrl });
   await app.register(pagesRoutes, { db, config });
   await app.register(accountRoutes, { db, config });
+  await app.register(accountDeleteRoutes, { database, config });
   await app.register(postsRoutes, {
     db,
     baseUrl: config.baseUrl,
