@@ -1,5 +1,6 @@
-// The `waypost` command: serve (default), worker, migrate, user, client.
+// The `waypost` command: serve (default), worker, migrate, user, client, export.
 import { clientCommand } from './cli/clients.cli.ts';
+import { exportCommand } from './cli/export.cli.ts';
 import { userCommand } from './cli/users.cli.ts';
 import { stdio, UsageError } from './cli/output.ts';
 import { ConfigError, loadConfig } from './config.ts';
@@ -14,6 +15,8 @@ const USAGE = `usage: waypost <command>
   migrate            bring the database schema up to date, then exit
   user ...           add, list, passwd, delete accounts (waypost user for details)
   client ...         add, list, delete OAuth clients (waypost client for details)
+  export --user <username> <file.zip>
+                     write everything the account owns to a ZIP (as GET /export)
 
 Configuration comes from the environment; see the README.`;
 
@@ -47,6 +50,10 @@ async function main(argv: string[]): Promise<number> {
       case 'client':
         await migrateToLatest(database);
         await clientCommand(database.db, config, args, stdio);
+        return 0;
+      case 'export':
+        await migrateToLatest(database);
+        await exportCommand(database.db, config, args, stdio);
         return 0;
       default:
         throw new UsageError(USAGE);
