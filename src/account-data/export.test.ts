@@ -256,4 +256,19 @@ describe('GET /export', () => {
     expect(zip.get('locations.geojsonseq')!.length).toBe(0);
     expect(JSON.parse(zip.get('services.json')!.toString())).toEqual([]);
   });
+
+  it('survives downloads that break off, and serves the next one whole', async () => {
+    const address = await t.app.listen({ host: '127.0.0.1', port: 0 });
+    const headers = { authorization: `Bearer ${exportToken}` };
+    for (let i = 0; i < 3; i++) {
+      const controller = new AbortController();
+      const response = await fetch(`${address}/export`, { headers, signal: controller.signal });
+      expect(response.status).toBe(200);
+      await response.body!.getReader().read();
+      controller.abort();
+    }
+    const whole = await fetch(`${address}/export`, { headers });
+    const zip = await readZip(Buffer.from(await whole.arrayBuffer()));
+    expect(zip.get('locations.geojsonseq')!.toString().split('\u001e')).toHaveLength(seeded.locations.length + 1);
+  });
 });
