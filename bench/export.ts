@@ -11,6 +11,7 @@ import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { exportArchive } from '../src/account-data/export.logic.ts';
 import { openDatabase } from '../src/db/database.ts';
+import type { ScopeValue } from '../src/db/schema.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { newId } from '../src/lib/ids.ts';
 import { filePath, mediaStorage } from '../src/media/media.storage.ts';
@@ -20,6 +21,8 @@ const LOCATIONS = Number(process.env.BENCH_EXPORT_LOCATIONS ?? 1_000_000);
 const POSTS = Number(process.env.BENCH_EXPORT_POSTS ?? 100_000);
 const FILES = Number(process.env.BENCH_EXPORT_FILES ?? 200);
 const FILE_MB = Number(process.env.BENCH_EXPORT_FILE_MB ?? 5);
+
+const SCOPES: ScopeValue[] = ['public', 'private'];
 
 const dir = mkdtempSync(join(tmpdir(), 'waypost-bench-export-'));
 const database = openDatabase({ sqlitePath: join(dir, 'waypost.db') });
@@ -33,7 +36,7 @@ try {
     const rows = Array.from({ length: Math.min(5000, LOCATIONS - start) }, (_, i) => ({
       user_id: user.id,
       id: newId(),
-      scope: (i % 2 ? 'private' : 'public') as 'private' | 'public',
+      scope: SCOPES[i % 2]!,
       time: t0 + (start + i) * 1000,
       created_at: t0,
       lat: 52.5 + (start + i) / 1e7,

@@ -2,26 +2,12 @@
 // itself to a person or a program years from now without this server (docs/data-ownership.md).
 import type { ExportOwner } from './export.logic.ts';
 
-export function exportReadme({
-  owner,
-  baseUrl,
-  now,
-  counts,
-}: {
-  owner: ExportOwner;
-  baseUrl: string;
-  now: Date;
-  counts: { posts: number; media: number; locations: number; files: number };
-}): string {
+export function exportReadme({ owner, baseUrl, now }: { owner: ExportOwner; baseUrl: string; now: Date }): string {
   return `format: waypost-export
 version: 1
 username: ${owner.username}
 server: ${baseUrl}
 exported_at: ${now.toISOString()}
-posts: ${counts.posts}
-media: ${counts.media}
-locations: ${counts.locations}
-media_files: ${counts.files}
 
 This archive holds everything the account above owned on a Waypost server when it was made:
 its posts, media (with every original file), location history, views, settings, services and

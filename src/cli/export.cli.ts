@@ -15,15 +15,23 @@ const USAGE = `usage:
 /** A progress line redrawn in place, at most a few times a second; only on a terminal. */
 function progressLine(stream: NodeJS.WriteStream) {
   let last = 0;
+  let state = { done: 0, total: 0 };
+  const draw = () => {
+    const percent = state.total === 0 ? 100 : Math.floor((state.done / state.total) * 100);
+    stream.write(`\rexporting: ${state.done} of ${state.total} items and files (${percent} %)`);
+  };
   return {
     update(done: number, total: number) {
+      state = { done, total };
       const now = Date.now();
-      if (now - last < 200 && done < total) return;
+      if (now - last < 200) return;
       last = now;
-      const percent = total === 0 ? 100 : Math.floor((done / total) * 100);
-      stream.write(`\rexporting: ${done} of ${total} items and files (${percent} %)`);
+      draw();
     },
-    end: () => stream.write('\n'),
+    end: () => {
+      draw();
+      stream.write('\n');
+    },
   };
 }
 
