@@ -3,6 +3,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { deletionRoutes } from './account-data/deletion.routes.ts';
+import { exportRoutes } from './account-data/export.routes.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 import auth from './http/auth.ts';
@@ -31,6 +33,7 @@ import { servicesRoutes } from './services/services.routes.ts';
 import { trackersRoutes } from './services/trackers.routes.ts';
 import { settingsRoutes } from './settings/settings.routes.ts';
 import { usersRoutes } from './users/users.routes.ts';
+import { accountDeleteRoutes } from './web/account-delete.routes.ts';
 import { accountRoutes } from './web/account.routes.ts';
 import { viewsRoutes } from './views/views.routes.ts';
 import { pagesRoutes } from './web/pages.routes.ts';
@@ -132,6 +135,7 @@ export async function buildApp({ config, database, logger, onJobsQueued }: AppDe
   await app.register(usersRoutes, { db, baseUrl: config.baseUrl });
   await app.register(pagesRoutes, { db, config });
   await app.register(accountRoutes, { db, config });
+  await app.register(accountDeleteRoutes, { database, config });
   await app.register(postsRoutes, {
     db,
     baseUrl: config.baseUrl,
@@ -154,6 +158,8 @@ export async function buildApp({ config, database, logger, onJobsQueued }: AppDe
   await app.register(settingsRoutes, { db });
   await app.register(viewsRoutes, { db, baseUrl: config.baseUrl });
   await app.register(infoRoutes, { config });
+  await app.register(deletionRoutes, { db, config });
+  await app.register(exportRoutes, { database, config });
 
   return app;
 }

@@ -1,6 +1,7 @@
-// The `waypost` command: serve (default), worker, migrate, user, client.
+// The `waypost` command: serve (default), worker, migrate, user, client, export.
 import { clientCommand } from './cli/clients.cli.ts';
 import { importCommand } from './cli/imports.cli.ts';
+import { exportCommand } from './cli/export.cli.ts';
 import { userCommand } from './cli/users.cli.ts';
 import { stdio, UsageError } from './cli/output.ts';
 import { ConfigError, loadConfig } from './config.ts';
@@ -16,6 +17,8 @@ const USAGE = `usage: waypost <command>
   user ...           add, list, passwd, delete accounts (waypost user for details)
   client ...         add, list, delete OAuth clients (waypost client for details)
   import ...         import location history files: import --user <name> <file>...
+  export --user <username> <file.zip>
+                     write everything the account owns to a ZIP (as GET /export)
 
 Configuration comes from the environment; see the README.`;
 
@@ -44,7 +47,7 @@ async function main(argv: string[]): Promise<number> {
       }
       case 'user':
         await migrateToLatest(database);
-        await userCommand(database.db, args, stdio);
+        await userCommand(database, config, args, stdio);
         return 0;
       case 'client':
         await migrateToLatest(database);
@@ -55,6 +58,10 @@ async function main(argv: string[]): Promise<number> {
         const progress = process.stdout.isTTY ? process.stdout : undefined;
         return (await importCommand(database, config, args, stdio, { progress })) ? 0 : 1;
       }
+      case 'export':
+        await migrateToLatest(database);
+        await exportCommand(database.db, config, args, stdio);
+        return 0;
       default:
         throw new UsageError(USAGE);
     }

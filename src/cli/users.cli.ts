@@ -1,6 +1,10 @@
+import type { Config } from '../config.ts';
+import { signInLimits } from '../web/sign-in-limits.logic.ts';
 import { parseArgs } from 'node:util';
-import type { Db } from '../db/database.ts';
-import { changePassword, createUser, deleteUser, getUser, listUsers } from '../users/users.logic.ts';
+import { deleteAccount } from '../account-data/deletion.logic.ts';
+import type { Database } from '../db/database.ts';
+import { mediaStorage } from '../media/media.storage.ts';
+import { changePassword, createUser, getUser, listUsers } from '../users/users.logic.ts';
 import { confirm, readNewPassword } from './prompt.ts';
 import { UsageError, type Output } from './output.ts';
 
@@ -8,9 +12,10 @@ const USAGE = `usage:
   waypost user add <username> [--display-name NAME]   password from a prompt, or the first line of stdin
   waypost user list
   waypost user passwd <username>                       new password as for add
-  waypost user delete <username> [--yes]               asks to confirm unless --yes`;
+  waypost user delete <username> [--yes]               the account and all its data; asks unless --yes`;
 
-export async function userCommand(db: Db, args: string[], out: Output): Promise<void> {
+export async function userCommand(database: Database, config: Config, args: string[], out: Output): Promise<void> {
+  const { db } = database;
   const [action, ...rest] = args;
   const { values, positionals } = parseArgs({
     args: rest,
@@ -46,7 +51,8 @@ export async function userCommand(db: Db, args: string[], out: Output): Promise<
         values.yes ||
         (await confirm(`Delete ${user.username} and everything they own? Type the username: `, user.username));
       if (!sure) throw new UsageError(`not deleted: confirm by typing the username, or pass --yes`);
-      await deleteUser(db, user.username);
+      // The same deletion as the account page's: docs/data-ownership.md.
+      await deleteAccount(database, mediaStorage(config.dataDir), user.id, signInLimits(config));
       out.info(`deleted user ${user.username}`);
       return;
     }

@@ -46,6 +46,9 @@ function openSqlite(path: string): Database {
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
+  // Deleted rows are overwritten with zeros, not left in free pages until something reuses
+  // them: a deleted item or account leaves no readable trace in the file (docs/data-ownership.md).
+  sqlite.pragma('secure_delete = ON');
   const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   return { ...wrap(db, 'sqlite'), sqlite };
 }

@@ -7,7 +7,6 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { buildApp } from '../app.ts';
 import { openDatabase, type Database } from '../db/database.ts';
 import type { TokenGrant } from '../http/auth.ts';
-import { deleteUserRow } from '../users/users.repo.ts';
 import { buildTestApp, createTestUser, type TestApp } from '../../test/helpers.ts';
 import { tokenFor } from '../../test/tokens.ts';
 import { cachedBearerResolver } from './bearer.ts';
@@ -82,7 +81,8 @@ describe('a token kept by a process', () => {
   });
 
   it('fails once the account is deleted', async () => {
-    expect(await deleteUserRow(otherDatabase.db, user.id)).toBe(true);
+    const deleted = await otherDatabase.db.deleteFrom('users').where('id', '=', user.id).executeTakeFirst();
+    expect(deleted.numDeletedRows).toBe(1n);
     expect((await read(t.app)).statusCode).toBe(401);
   });
 

@@ -3,8 +3,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, createTestUser, type TestApp } from '../../test/helpers.ts';
 import { tokenFor } from '../../test/tokens.ts';
+import { deleteAccount } from '../account-data/deletion.logic.ts';
 import { sha256Hex } from '../lib/crypto.ts';
-import { deleteUser } from '../users/users.logic.ts';
+import { mediaStorage } from '../media/media.storage.ts';
 import { dropPermission } from './bearer.ts';
 import { PERMISSION_NAMES, type Permission } from './permissions.ts';
 
@@ -71,7 +72,7 @@ describe('tokens from tokenFor', () => {
     const leaving = await createTestUser(t.database);
     const token = await tokenFor(t, leaving, ['get_views']);
     expect((await get('/test/get_views', token)).statusCode).toBe(200);
-    await deleteUser(t.database.db, leaving.username);
+    await deleteAccount(t.database, mediaStorage(t.config.dataDir), leaving.id);
     expect((await get('/test/get_views', token)).headers['www-authenticate']).toMatch(/error="invalid_token"/);
   });
 

@@ -145,11 +145,6 @@ export async function deleteClientEverywhere(db: Db, clientId: string): Promise<
   });
 }
 
-/** Every grant, token, code and session of an account (the account is being deleted). */
-export async function deleteOAuthDataOfAccount(db: Db, accountId: string): Promise<void> {
-  await db.deleteFrom('oauth_entities').where('account_id', '=', accountId).execute();
-}
-
 /** Browser sessions of the authorization server for an account (signing out ends them). */
 export async function deleteProviderSessions(db: Db, accountId: string): Promise<void> {
   await db.deleteFrom('oauth_entities').where('account_id', '=', accountId).where('kind', '=', 'Session').execute();

@@ -140,6 +140,7 @@ describe('metadata and registration', () => {
       'update_settings',
       'get_views',
       'manage_views',
+      'export',
     ]);
     expect(as.token_endpoint_auth_methods_supported).toEqual(['none', 'client_secret_basic']);
     expect(as.jwks_uri).toBeUndefined();

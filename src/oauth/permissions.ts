@@ -15,6 +15,7 @@ export const PERMISSIONS = {
   update_settings: 'Change your settings',
   get_views: 'See your views',
   manage_views: 'Create, change and delete your views',
+  export: 'Download a copy of everything in your account, private items included',
 } as const satisfies Record<string, string>;
 
 export type Permission = keyof typeof PERMISSIONS;

@@ -6,8 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, createTestUser, type TestApp } from '../../test/helpers.ts';
 import { insertItems, KINDS, type Kind } from '../../test/items.ts';
 import { tokenFor } from '../../test/tokens.ts';
+import { deleteAccount } from '../account-data/deletion.logic.ts';
+import { mediaStorage } from '../media/media.storage.ts';
 import { updateSettings } from '../settings/settings.logic.ts';
-import { deleteUser } from './users.logic.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -83,7 +84,7 @@ describe('item counters on the user row', () => {
     await insertItems(t.database, 'posts', two.id, [{ scope: 'public' }, { scope: 'public' }]);
     await expectCountersTrue(one.id);
     await expectCountersTrue(two.id);
-    await deleteUser(t.database.db, one.username);
+    await deleteAccount(t.database, mediaStorage(t.config.dataDir), one.id);
     expect(await userRow(one.id)).toBeUndefined();
     await expectCountersTrue(two.id);
   });

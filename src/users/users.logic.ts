@@ -2,12 +2,10 @@ import type { Db } from '../db/database.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import { AppError, badRequest, notFound, type FieldError } from '../http/errors.ts';
 import { newId } from '../lib/ids.ts';
-import { deleteOAuthDataOfAccount } from '../oauth/oauth.repo.ts';
 import { feedUrls } from '../posts/posts.feeds.ts';
 import { msToSeconds, nowMs } from '../lib/time.ts';
 import { decoyHash, hashPassword, verifyPassword } from './passwords.ts';
 import {
-  deleteUserRow,
   findUserByUsername,
   insertUser,
   listUserRows,
@@ -105,13 +103,6 @@ export async function changePassword(db: Db, username: string, password: string)
   if (problem) throw badRequest(`The password ${problem}.`, [{ path: 'password', message: problem }]);
   const user = await getUser(db, username);
   await updatePasswordHash(db, user.id, await hashPassword(password), nowMs());
-}
-
-export async function deleteUser(db: Db, username: string): Promise<void> {
-  const user = await getUser(db, username);
-  // Its grants and tokens are not tied to the row by a foreign key (one table for every OAuth model).
-  await deleteOAuthDataOfAccount(db, user.id);
-  await deleteUserRow(db, user.id);
 }
 
 /**

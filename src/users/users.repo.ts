@@ -26,11 +26,6 @@ export async function updatePasswordHash(db: Db, id: string, passwordHash: strin
   await db.updateTable('users').set({ password_hash: passwordHash, updated_at: now }).where('id', '=', id).execute();
 }
 
-export async function deleteUserRow(db: Db, id: string): Promise<boolean> {
-  const result = await db.deleteFrom('users').where('id', '=', id).executeTakeFirst();
-  return result.numDeletedRows > 0n;
-}
-
 export async function countUsers(db: Db): Promise<number> {
   const row = await db
     .selectFrom('users')

@@ -93,6 +93,9 @@ export async function accountRoutes(app: FastifyInstance, { db, config }: { db: 
           <h2>Apps you have authorized</h2>
           <p>Revoking an app ends every token it holds; it must ask you again to get back in.</p>
           ${list}
+          <h2>Your data</h2>
+          <p><a href="/export" download>Export: download everything</a> (one ZIP file, private items included).</p>
+          <p><a href="/account/delete">Delete your account</a> and all its data.</p>
           <form method="post" action="/account/sign-out">
             <input type="hidden" name="csrf" value="${token}" />
             <button type="submit">Sign out</button>

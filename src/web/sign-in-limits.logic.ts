@@ -71,6 +71,11 @@ export function clientOf(ip: string): string {
 
 const mac = (limits: SignInLimits, value: string) => createHmac('sha256', limits.key).update(value).digest('base64url');
 
+/** The key the account's own count (from every address) is kept under; deleting an account deletes it. */
+export function accountLimitKey(limits: SignInLimits, username: string): string {
+  return mac(limits, `account\0${usernameKey(username)}`);
+}
+
 /** Who tries: the client's address, and the device cookie its browser holds, if any. */
 export interface Client {
   ip: string;
@@ -120,7 +125,7 @@ export async function reserveAttempt(
   // stranger does to the address or the account touches it.
   if (!device) {
     const byAddress = mac(limits, `address\0${address}`);
-    const byAccount = mac(limits, `account\0${account}`);
+    const byAccount = accountLimitKey(limits, username);
     steps.push([byAddress, budget(byAddress, limits.perAddress)]);
     steps.push([
       byAccount,

@@ -11,6 +11,7 @@ import * as m0010 from './0010_tracker_tokens.ts';
 import * as m0011 from './0011_imports.ts';
 import * as m0014 from './0014_auth_version.ts';
 import * as m0008 from './0008_sign_in_limits.ts';
+import * as m0013 from './0013_account_data.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_users': m0001,
@@ -23,4 +24,5 @@ export const migrations: Record<string, Migration> = {
   '0011_imports': m0011,
   '0014_auth_version': m0014,
   '0008_sign_in_limits': m0008,
+  '0013_account_data': m0013,
 };

@@ -1,0 +1,64 @@
+// README.txt of an export: what each file holds and in which format, so the archive explains
+// itself to a person or a program years from now without this server (docs/data-ownership.md).
+import type { ExportOwner } from './export.logic.ts';
+
+export function exportReadme({ owner, baseUrl, now }: { owner: ExportOwner; baseUrl: string; now: Date }): string {
+  return `format: waypost-export
+version: 1
+username: ${owner.username}
+server: ${baseUrl}
+exported_at: ${now.toISOString()}
+
+This archive holds everything the account above owned on a Waypost server when it was made:
+its posts, media (with every original file), location history, views, settings, services and
+service groups. Text is UTF-8. Times are Unix epoch seconds (fractions allowed); coordinates are
+WGS84 decimal degrees, exact (never rounded as the public sees them). The objects have the shape
+the Waypost API gives their owner (see the server's /openapi.json), in format version 1.
+
+README.txt
+  This file. Its first lines are "key: value" pairs; "format" and "version" name the format.
+
+posts.jsonl
+  JSON Lines (https://jsonlines.org): one post object per line, oldest first. Fields: id,
+  username, text, scope ("public" or "private"), time, created_at, media_ids (ids of
+  media.jsonl), location ({lat, lon} or null), source, deliveries (one per service the post
+  was sent to: service_id, status, attempts, remote_url, last_error, updated_at).
+
+media.jsonl
+  JSON Lines: one medium object per line, oldest first. Fields: id, username, scope, kind
+  (image, video, audio, other), mime_type, size (bytes), sha256 (of the file), width, height,
+  duration (seconds), time (taken), location, caption, url and thumbnail_url (on the server
+  that made the export), created_at, and file: the original's path in this archive.
+
+media/<sha256>.<extension>
+  The original files exactly as uploaded, metadata included, one per distinct content (two
+  media with the same bytes share one file). The name is the SHA-256 of the bytes in hex.
+
+missing-media.txt (only when needed)
+  Files the server could not find on its disk when the export was made, one archive path per
+  line; their media are still in media.jsonl.
+
+locations.geojsonseq
+  GeoJSON Text Sequences (RFC 8142): each record is the byte 0x1E (RS), one GeoJSON Feature
+  (RFC 7946) and a line feed, oldest first. The geometry is a Point [lon, lat] or
+  [lon, lat, alt]; the properties are the location object's other fields: id, username,
+  scope, time, alt (metres), accuracy (metres), speed (m/s), heading (degrees), source,
+  created_at.
+
+views.json
+  A JSON array of view objects: id, username, name, description, kinds, filters (since_time,
+  until_time, bbox, scope, sources, text), scope, created_at, updated_at.
+
+settings.json
+  A JSON object: default_scopes {posts, media, locations}, timezone,
+  public_location_precision_m, display_name, bio.
+
+services.json
+  A JSON array of service objects: id, type, name, enabled, capabilities, config, status,
+  last_error, created_at. Every secret (passwords, access tokens, signing secrets) is left
+  out: its field in config holds "[redacted]". They must be entered again after a restore.
+
+groups.json
+  A JSON array of service group objects: id, name, service_ids, created_at.
+`;
+}

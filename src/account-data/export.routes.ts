@@ -1,0 +1,73 @@
+// GET /export: the person's whole account as one ZIP, streamed (src/account-data/export.logic.ts).
+// Two ways in: an app's token with the `export` permission, or the person's own browser signed
+// in to /account (the link on that page). A request that sends a token is judged by the token
+// alone.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Config } from '../config.ts';
+import type { Database } from '../db/database.ts';
+import { requirePermission, unauthorized } from '../http/auth.ts';
+import { problems } from '../http/schemas.ts';
+import { ownerById } from '../items/items.logic.ts';
+import { mediaStorage } from '../media/media.storage.ts';
+import { sessionUserId } from '../web/sessions.logic.ts';
+import { exportArchive } from './export.logic.ts';
+
+/**
+ * Whose export this request may have. The session cookie is honoured only for the browser's
+ * own navigations: a page of another site cannot start one (Sec-Fetch-Site), and CORS never
+ * lets it read one (no credentials, src/http/cors.ts).
+ */
+async function exporter(database: Database, request: FastifyRequest): Promise<string> {
+  if (request.auth) return requirePermission(request, 'export').userId;
+  if (request.headers['sec-fetch-site'] !== 'cross-site') {
+    const userId = await sessionUserId(database.db, request);
+    if (userId) return userId;
+  }
+  throw unauthorized(
+    'This needs an access token with the export permission (Authorization: Bearer <token>), or signing in at /account.',
+  );
+}
+
+export async function exportRoutes(
+  fastify: FastifyInstance,
+  { database, config }: { database: Database; config: Config },
+) {
+  const storage = mediaStorage(config.dataDir);
+  const { db } = database;
+  fastify.get(
+    '/export',
+    {
+      config: { auth: 'optional' },
+      schema: {
+        summary: 'Download everything in your account as one ZIP',
+        description:
+          'Needs a token with `export` (401 `insufficient_scope` without it), or the signed-in browser session of ' +
+          '/account. Streams a ZIP (`Content-Disposition: attachment`) holding README.txt (format ' +
+          '`waypost-export`, version 1, and what each file is), posts.jsonl, media.jsonl, every original under ' +
+          'media/<sha256>.<ext>, locations.geojsonseq (RFC 8142), views.json, settings.json, services.json (every ' +
+          'secret left out) and groups.json; private items included, coordinates exact. The archive is written ' +
+          'as it is read, with no length known in advance: a download that breaks off is started again (no ' +
+          'ranges). docs/data-ownership.md describes the format.',
+        tags: ['export'],
+        response: {
+          200: {
+            description: 'The archive.',
+            content: { 'application/zip': { schema: { type: 'string', format: 'binary' } } },
+          },
+          ...problems(401),
+        },
+      },
+    },
+    async (request, reply) => {
+      const owner = await ownerById(db, await exporter(database, request));
+      const now = new Date();
+      const archive = await exportArchive(db, storage, owner, { baseUrl: config.baseUrl, now });
+      const day = now.toISOString().slice(0, 10);
+      return reply
+        .type('application/zip')
+        .header('content-disposition', `attachment; filename="waypost-${owner.username}-${day}.zip"`)
+        .header('cache-control', 'no-store')
+        .send(archive);
+    },
+  );
+}

@@ -1,0 +1,108 @@
+// Deleting one's own account from the web (issue 19): a page that says what goes, and a form
+// that takes the password again (counted against the sign-in limits, like a sign-in) and a CSRF
+// token like every form here. The deletion itself is the one `waypost user delete` runs.
+import formbody from '@fastify/formbody';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { deleteAccount } from '../account-data/deletion.logic.ts';
+import type { Config } from '../config.ts';
+import type { Database } from '../db/database.ts';
+import { mediaStorage } from '../media/media.storage.ts';
+import { findUserById } from '../users/users.repo.ts';
+import { html, page, type Html } from './html.ts';
+import {
+  csrfToken,
+  csrfValid,
+  SESSION_COOKIE,
+  sessionUserId,
+  setCookie,
+  signIn,
+  signInClient,
+  signInRefusal,
+} from './sessions.logic.ts';
+import { signInLimits } from './sign-in-limits.logic.ts';
+
+type Form = { Body: { password?: string; csrf?: string } | undefined };
+
+function send(reply: FastifyReply, status: number, title: string, body: Html) {
+  return reply
+    .code(status)
+    .type('text/html; charset=utf-8')
+    .header('cache-control', 'no-store')
+    .send(page(title, body));
+}
+
+function deleteForm(username: string, csrf: string, error?: string): Html {
+  return html`<h1>Delete your account</h1>
+    ${error ? html`<p class="error" role="alert">${error}</p>` : ''}
+    <p>
+      This deletes the account <strong>${username}</strong> for good, at once: every post, photo, video and location,
+      every view, setting, connected service and group, and every app's access. Files that another account also holds
+      stay for that account. Posts already sent to other services stay there. Nothing can be restored.
+    </p>
+    <p><a href="/export" download>Download all your data first</a> (one ZIP file).</p>
+    <form method="post" action="/account/delete">
+      <input type="hidden" name="csrf" value="${csrf}" />
+      <label for="password">Your password, to confirm</label>
+      <input id="password" name="password" type="password" required autocomplete="current-password" />
+      <button type="submit">Delete my account and all its data</button>
+    </form>
+    <p><a href="/account">Keep my account</a></p>`;
+}
+
+export async function accountDeleteRoutes(
+  app: FastifyInstance,
+  { database, config }: { database: Database; config: Config },
+) {
+  await app.register(formbody);
+  const { db } = database;
+  const storage = mediaStorage(config.dataDir);
+  const limits = signInLimits(config);
+  const hide = { schema: { hide: true } };
+  const csrf = (request: FastifyRequest, reply: FastifyReply) =>
+    csrfToken(request, reply, config.baseUrl, config.secretKey);
+  const signedIn = async (request: FastifyRequest) => {
+    const userId = await sessionUserId(db, request);
+    return userId ? findUserById(db, userId) : undefined;
+  };
+  const toAccount = (reply: FastifyReply) => reply.code(303).header('cache-control', 'no-store').redirect('/account');
+
+  app.get('/account/delete', hide, async (request, reply) => {
+    const user = await signedIn(request);
+    if (!user) return toAccount(reply);
+    return send(reply, 200, 'Delete your account', deleteForm(user.username, csrf(request, reply)));
+  });
+
+  app.post<Form>('/account/delete', hide, async (request, reply) => {
+    if (!csrfValid(request, config.baseUrl, config.secretKey, request.body?.csrf)) {
+      return send(
+        reply,
+        403,
+        'Form expired',
+        html`<h1>This form has expired</h1>
+          <p><a href="/account/delete">Open the page again</a> and try again.</p>`,
+      );
+    }
+    const user = await signedIn(request);
+    if (!user) return toAccount(reply);
+    const password = String(request.body?.password ?? '');
+    const result = await signIn(db, limits, user.username, password, signInClient(request));
+    if (!result.ok || result.user.id !== user.id) {
+      const { status, headers, error } = signInRefusal(result.ok ? { ok: false, reason: 'invalid' } : result);
+      return send(
+        reply.headers(headers),
+        status,
+        'Delete your account',
+        deleteForm(user.username, csrf(request, reply), error),
+      );
+    }
+    await deleteAccount(database, storage, user.id, limits);
+    setCookie(reply, request, config.baseUrl, SESSION_COOKIE, '', 0);
+    return send(
+      reply,
+      200,
+      'Account deleted',
+      html`<h1>Your account is deleted</h1>
+        <p>The account ${user.username} and everything it held are gone from this server.</p>`,
+    );
+  });
+}
