@@ -18,6 +18,7 @@ import metrics, { type ResponseLabels } from './http/metrics.ts';
 import openapi from './http/openapi.ts';
 import plumbing, { requestId } from './http/plumbing.ts';
 import { infoRoutes } from './info/info.routes.ts';
+import { historyRoutes } from './history/history.routes.ts';
 import { locationsRoutes } from './locations/locations.routes.ts';
 import { mediaRoutes } from './media/media.routes.ts';
 import { postsRoutes } from './posts/posts.routes.ts';
@@ -131,6 +132,7 @@ export async function buildApp({ config, database, logger, onJobsQueued }: AppDe
   });
   await app.register(mediaRoutes, { db, config, pages });
   await app.register(locationsRoutes, { db, baseUrl: config.baseUrl, pages });
+  await app.register(historyRoutes, { db, baseUrl: config.baseUrl });
   await app.register(servicesRoutes, { db, secretsKey: secretsKey(config.secretKey) });
   await app.register(settingsRoutes, { db });
   await app.register(viewsRoutes, { db, baseUrl: config.baseUrl });

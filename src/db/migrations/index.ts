@@ -7,6 +7,7 @@ import * as m0003 from './0003_items.ts';
 import * as m0004 from './0004_services.ts';
 import * as m0005 from './0005_views.ts';
 import * as m0006 from './0006_item_counters.ts';
+import * as m0012 from './0012_location_history.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_users': m0001,
@@ -15,4 +16,5 @@ export const migrations: Record<string, Migration> = {
   '0004_services': m0004,
   '0005_views': m0005,
   '0006_item_counters': m0006,
+  '0012_location_history': m0012,
 };
