@@ -62,7 +62,7 @@ describe('all=true downloads', () => {
     const response = await get('/locations/private?all=true&format=gpx', reader);
     expect(response.headers['content-type']).toBe('application/gpx+xml; charset=utf-8');
     const document = new DOMParser().parseFromString(response.body, 'application/xml');
-    const parsed = gpxToGeoJson(document as unknown as Document);
+    const parsed = gpxToGeoJson(document);
     const line = parsed.features[0]!;
     const coordinates = (line.geometry as { coordinates: number[][] }).coordinates;
     expect(coordinates).toEqual(privates.map((s) => [s.lon, s.lat]));
@@ -73,7 +73,7 @@ describe('all=true downloads', () => {
   it('as CSV, read by csv-parse', async () => {
     const response = await get('/locations/private?all=true&format=csv', reader);
     expect(response.headers['content-type']).toBe('text/csv; charset=utf-8; header=present');
-    const rows = parseCsv(response.body, { columns: true }) as Record<string, string>[];
+    const rows = parseCsv<Record<string, string>>(response.body, { columns: true });
     expect(rows).toHaveLength(privates.length);
     expect(Object.keys(rows[0]!)).toEqual([
       'id',
@@ -115,7 +115,7 @@ describe('all=true downloads', () => {
       `/locations/public?all=true&format=csv&since_time=${since}&until_time=${until}`,
       publicOnly,
     );
-    const rows = parseCsv(response.body, { columns: true }) as Record<string, string>[];
+    const rows = parseCsv<Record<string, string>>(response.body, { columns: true });
     const expected = publics.filter((s) => s.time >= since * 1000 && s.time < until * 1000);
     expect(rows.map((r) => [Number(r.time), Number(r.lat), Number(r.lon), r.scope])).toEqual(
       expected.map((s) => {
