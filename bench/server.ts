@@ -6,6 +6,7 @@ import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
+import type { Permission } from '../src/oauth/permissions.ts';
 import { tokenFor } from '../test/tokens.ts';
 
 const [path, dataDir] = process.argv.slice(2);
@@ -26,9 +27,12 @@ await app.listen({ host: '127.0.0.1', port: 0 });
 const { port } = app.server.address() as { port: number };
 const userId = process.env.BENCH_TOKEN_USER;
 const token = userId
-  ? await tokenFor({ app, database, config, close: async () => {}, drop: async () => {} }, { id: userId }, [
-      'write_locations',
-    ])
+  ? await tokenFor(
+      { app, database, config, close: async () => {}, drop: async () => {} },
+      { id: userId },
+      // BENCH_TOKEN_PERMISSIONS: comma-separated, for benchmarks that read (default write_locations).
+      (process.env.BENCH_TOKEN_PERMISSIONS?.split(',') ?? ['write_locations']) as Permission[],
+    )
   : undefined;
 process.stdout.write(`${JSON.stringify({ port, token })}\n`);
 

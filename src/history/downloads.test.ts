@@ -10,7 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, createTestUser, DIALECT, type TestApp } from '../../test/helpers.ts';
 import { insertItems } from '../../test/items.ts';
 import { tokenFor } from '../../test/tokens.ts';
+import { toGeoJson } from '../locations/locations.formats.ts';
 import { roundPoint } from '../locations/precision.ts';
+import { featureJson } from './downloads.ts';
 
 let t: TestApp;
 let user: Awaited<ReturnType<typeof createTestUser>>;
@@ -56,6 +58,27 @@ describe('all=true downloads', () => {
     expect(collection.features.map((f) => [f.properties.time, ...f.geometry.coordinates])).toEqual(
       privates.map((s) => [s.time / 1000, s.lon, s.lat]),
     );
+  });
+
+  it('write each Feature as JSON.stringify writes the GeoJSON page representation', () => {
+    const point = {
+      id: 'x"1',
+      username: 'mover',
+      scope: 'public' as const,
+      time: 1.5,
+      lat: -1.25,
+      lon: 2e-7,
+      alt: null,
+      accuracy: 5,
+      speed: null,
+      heading: 90,
+      source: 'a "tracker"\n',
+      created_at: 2,
+    };
+    for (const alt of [null, 34.5]) {
+      const feature = toGeoJson([{ ...point, alt }]).features[0]!;
+      expect(featureJson({ ...point, alt })).toBe(JSON.stringify(feature));
+    }
   });
 
   it('as GPX, read by @tmcw/togeojson', async () => {

@@ -7,10 +7,12 @@ import type { Db } from '../db/database.ts';
 import { badRequest } from '../http/errors.ts';
 import { toPageQuery } from '../items/items.logic.ts';
 import type { ListContext } from '../items/items.routes.ts';
-import { toGeoJson } from '../locations/locations.formats.ts';
 import { toLocation, type Location, type LocationsParams } from '../locations/locations.logic.ts';
 import { getSettings } from '../settings/settings.logic.ts';
 import { eachBatch } from './points.repo.ts';
+
+/** Rows per batch: small enough that the text of one batch is about 250 KB. */
+const DOWNLOAD_BATCH = 1000;
 
 export type DownloadFormat = 'json' | 'geojson' | 'gpx' | 'csv' | 'geojsonseq';
 
@@ -75,11 +77,24 @@ export function csvRows(points: Location[]): string {
 }
 export const CSV_HEADER = CSV_COLUMNS.join(',') + '\r\n';
 
+/**
+ * One Feature as JSON text, equal to `JSON.stringify` of the feature src/locations/locations.formats.ts
+ * `toGeoJson` makes (a test compares them), written out directly: a download writes millions.
+ */
+export function featureJson(p: Location): string {
+  const coordinates = p.alt === null ? `[${p.lon},${p.lat}]` : `[${p.lon},${p.lat},${p.alt}]`;
+  const id = JSON.stringify(p.id);
+  return (
+    `{"type":"Feature","id":${id},"geometry":{"type":"Point","coordinates":${coordinates}},"properties":{` +
+    `"id":${id},"username":${JSON.stringify(p.username)},"scope":"${p.scope}","time":${p.time},` +
+    `"accuracy":${p.accuracy},"speed":${p.speed},"heading":${p.heading},"source":${JSON.stringify(p.source)},` +
+    `"created_at":${p.created_at},"alt":${p.alt}}}`
+  );
+}
+
 /** RFC 8142: every record is RS, a JSON text, LF. */
 export function geojsonSeq(points: Location[]): string {
-  return toGeoJson(points)
-    .features.map((feature) => `\x1e${JSON.stringify(feature)}\n`)
-    .join('');
+  return points.map((point) => `\x1e${featureJson(point)}\n`).join('');
 }
 
 const escapeXml = (text: string) =>
@@ -101,15 +116,11 @@ function writer(format: DownloadFormat, title: string): Writer {
     case 'geojson':
       return {
         head: '{"type":"FeatureCollection","features":[',
-        batch: (points, first) =>
-          joined(
-            toGeoJson(points).features.map((f) => JSON.stringify(f)),
-            first,
-          ),
+        batch: (points, first) => joined(points.map(featureJson), first),
         tail: ']}',
       };
     case 'geojsonseq':
-      return { head: '', batch: (points) => geojsonSeq(points), tail: '' };
+      return { head: '', batch: geojsonSeq, tail: '' };
     case 'csv':
       return { head: CSV_HEADER, batch: (points) => csvRows(points), tail: '' };
     case 'gpx':
@@ -166,7 +177,7 @@ export async function locationDownload(
   async function* text() {
     yield out.head;
     let first = true;
-    for await (const rows of eachBatch(db, query)) {
+    for await (const rows of eachBatch(db, query, DOWNLOAD_BATCH)) {
       yield out.batch(
         rows.map((row) => toLocation(row, username, precision)),
         first,

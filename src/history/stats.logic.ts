@@ -75,6 +75,27 @@ function bboxOf(rows: DayRow[]): [number, number, number, number] {
   return [west, south, east, north];
 }
 
+/**
+ * The zone's offsets over a range change only with the zone's rules (a new Node release), so
+ * they are kept, by zone and whole days, for the process's life (at most SPANS_KEPT ranges).
+ */
+const spansKept = new Map<string, ReturnType<typeof offsetSpans>>();
+const SPANS_KEPT = 256;
+
+function cachedSpans(startMs: number, endMs: number, timezone: string) {
+  const day = 86_400_000;
+  const from = Math.floor(startMs / day) * day;
+  const to = Math.ceil(endMs / day) * day;
+  const key = `${timezone}\n${from}\n${to}`;
+  let spans = spansKept.get(key);
+  if (!spans) {
+    spans = offsetSpans(from, to, timezone);
+    if (spansKept.size >= SPANS_KEPT) spansKept.delete(spansKept.keys().next().value!);
+    spansKept.set(key, spans);
+  }
+  return spans;
+}
+
 function checkRange(sinceS: number | undefined, untilS: number | undefined) {
   for (const [name, value] of [
     ['since_time', sinceS],
@@ -107,7 +128,7 @@ export async function locationStats(
   const result: Stats = { group_by: params.group_by, timezone, groups: [] };
   const span = await bucketSpan(db, userId, sinceMs, untilMs);
   if (!span) return result;
-  const spans = offsetSpans(span.first, span.last + BUCKET_MS, timezone);
+  const spans = cachedSpans(span.first, span.last + BUCKET_MS, timezone);
   const days = await sumDays(db, userId, sinceMs, untilMs, spans);
   const groups = new Map<string, { period: ReturnType<typeof periodOf>; rows: DayRow[] }>();
   for (const row of days) {

@@ -1,0 +1,34 @@
+import { openDatabase } from '../src/db/database.ts';
+import { migrateToLatest } from '../src/db/migrate.ts';
+import { existsSync } from 'node:fs';
+import { openBare, seedUser } from '../bench/seed.ts';
+import { newId } from '../src/lib/ids.ts';
+import { locationStats } from '../src/history/stats.logic.ts';
+import { ownerTile } from '../src/history/tiles.logic.ts';
+import { eachBatch } from '../src/history/points.repo.ts';
+import { toLocation } from '../src/locations/locations.logic.ts';
+import { featureJson } from '../src/history/downloads.ts';
+import { sql } from 'kysely';
+const path = '/tmp/tiles/prof.db';
+let userId: string;
+if (!existsSync(path)) {
+  const d = openDatabase({ sqlitePath: path }); await migrateToLatest(d); await d.close();
+  const b = openBare(path); userId = seedUser(b, 'p');
+  const ins = b.prepare(`insert into locations (user_id, id, scope, time, created_at, lat, lon, alt, accuracy, speed, heading, source) values (?, ?, 'private', ?, ?, ?, ?, null, 5, null, null, null)`);
+  b.pragma('synchronous = OFF');
+  const tx = b.transaction((s: number) => { for (let i = s; i < s + 10000; i++) { const t = 1.42e12 + Math.floor(i / 274) * 86400000 + (i % 274) * 5000; ins.run(userId, newId(), t, t, 52.5 + Math.sin(i / 100) * 0.05, 13.4 + Math.cos(i / 90) * 0.05); } });
+  for (let s = 0; s < 100000; s += 10000) tx(s);
+  b.close();
+}
+const database = openDatabase({ sqlitePath: path });
+const db = database.db;
+userId = (await sql<{ id: string }>`select id from users limit 1`.execute(db)).rows[0]!.id;
+const time = async (label: string, f: () => Promise<unknown>, n = 5) => { await f(); const t0 = performance.now(); for (let i = 0; i < n; i++) await f(); console.log(label, ((performance.now() - t0) / n).toFixed(1), 'ms'); };
+await time('stats', () => locationStats(db, userId, { group_by: 'month' }));
+const { rows } = await sql`select count(*) as n from location_buckets`.execute(db); console.log(rows);
+await time('sumDays-ish raw', () => sql`select (bucket + 0) / 86400000 as day, sum(points) from location_buckets where user_id = ${userId} group by 1`.execute(db));
+await time('tile z14', () => ownerTile(db, userId, { z: 14, x: 8802, y: 5373 }, {}));
+await time('tile z10', () => ownerTile(db, userId, { z: 10, x: 550, y: 335 }, {}));
+await time('batches only', async () => { for await (const r of eachBatch(db, { userId, scope: 'private' }, 1000)) void r; }, 1);
+await time('batches+json', async () => { for await (const r of eachBatch(db, { userId, scope: 'private' }, 1000)) r.map((x) => featureJson(toLocation(x, 'p', 0))).join(','); }, 1);
+await database.close();
