@@ -29,6 +29,7 @@ const DAYS = 3650;
 const START = Date.UTC(2015, 0, 1);
 const work = mkdtempSync(join(tmpdir(), 'waypost-history-'));
 const children: ChildProcess[] = [];
+let stopping = false;
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
 const median = (values: number[]) => {
@@ -106,6 +107,9 @@ async function startServer(path: string, userId: string): Promise<{ port: number
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   children.push(child);
+  child.on('exit', (code, signal) => {
+    if (!stopping) log(`the server exited: code ${code}, signal ${signal}`);
+  });
   for await (const line of createInterface({ input: child.stdout })) {
     const ready = JSON.parse(line) as { port: number; token: string };
     return { ...ready, pid: child.pid! };
@@ -251,6 +255,7 @@ async function main() {
 try {
   await main();
 } finally {
+  stopping = true;
   for (const child of children) child.kill('SIGTERM');
   rmSync(work, { recursive: true, force: true });
 }

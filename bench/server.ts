@@ -17,7 +17,7 @@ const config = loadConfig({
   WAYPOST_DATA_DIR: dataDir,
   WAYPOST_BASE_URL: 'http://127.0.0.1',
   WAYPOST_SECRET_KEY: 'b2'.repeat(32),
-  WAYPOST_LOG_LEVEL: 'silent',
+  WAYPOST_LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'silent',
   // The benchmark runs the page path with and without copies of public pages.
   WAYPOST_PUBLIC_CACHE_MB: process.env.WAYPOST_PUBLIC_CACHE_MB,
   WAYPOST_PUBLIC_CACHE_REVALIDATE_MS: process.env.WAYPOST_PUBLIC_CACHE_REVALIDATE_MS,
