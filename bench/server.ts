@@ -20,7 +20,7 @@ const config = loadConfig({
   WAYPOST_DATA_DIR: dataDir,
   WAYPOST_BASE_URL: 'http://127.0.0.1',
   WAYPOST_SECRET_KEY: 'b2'.repeat(32),
-  WAYPOST_LOG_LEVEL: 'info',
+  WAYPOST_LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
   // The benchmark runs the page path with and without copies of public pages.
   WAYPOST_PUBLIC_CACHE_MB: process.env.WAYPOST_PUBLIC_CACHE_MB,
   WAYPOST_PUBLIC_CACHE_REVALIDATE_MS: process.env.WAYPOST_PUBLIC_CACHE_REVALIDATE_MS,
@@ -35,7 +35,8 @@ const token = userId
   ? await tokenFor(
       { app, database, config, close: async () => {}, drop: async () => {} },
       { id: userId },
-      (process.env.BENCH_TOKEN_PERMISSIONS ?? 'write_locations').split(',') as Permission[],
+      // BENCH_TOKEN_PERMISSIONS: comma-separated, for benchmarks that read (default write_locations).
+      (process.env.BENCH_TOKEN_PERMISSIONS?.split(',') ?? ['write_locations']) as Permission[],
     )
   : undefined;
 process.stdout.write(`${JSON.stringify({ port, token })}\n`);

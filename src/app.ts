@@ -17,6 +17,7 @@ import openapi from './http/openapi.ts';
 import plumbing, { clientErrorHandler, frameworkErrors, requestId } from './http/plumbing.ts';
 import { importsRoutes } from './imports/imports.routes.ts';
 import { infoRoutes } from './info/info.routes.ts';
+import { historyRoutes } from './history/history.routes.ts';
 import { locationsRoutes } from './locations/locations.routes.ts';
 import { mediaJobsFor, type MediaJobs } from './media/media.jobs.ts';
 import { mediaRoutes } from './media/media.routes.ts';
@@ -153,6 +154,7 @@ export async function buildApp({ config, database, logger, onJobsQueued }: AppDe
   await app.register(mediaRoutes, { db, config, pages, jobs: mediaJobs });
   await app.register(locationsRoutes, { db, baseUrl: config.baseUrl, pages });
   await app.register(importsRoutes, { db, config, onJobsQueued });
+  await app.register(historyRoutes, { db, baseUrl: config.baseUrl });
   await app.register(servicesRoutes, { db, secretsKey: secretsKey(config.secretKey), baseUrl: config.baseUrl });
   await app.register(trackersRoutes, { db });
   await app.register(settingsRoutes, { db });

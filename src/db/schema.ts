@@ -76,6 +76,41 @@ export interface LocationsTable extends ItemColumns {
   import_id?: string | null;
 }
 
+/** Derived from `locations` by the triggers of migration 0012 (docs/history.md). */
+export interface LocationVersionsTable {
+  user_id: string;
+  version: number;
+}
+
+export interface LocationCellsTable {
+  user_id: string;
+  level: number;
+  cx: number;
+  cy: number;
+  points: number;
+}
+
+export interface LocationDirtyTable {
+  user_id: string;
+  bucket: number;
+}
+
+export interface LocationBucketsTable {
+  user_id: string;
+  bucket: number;
+  points: number;
+  distance_m: number;
+  min_lat: number;
+  max_lat: number;
+  min_lon: number;
+  max_lon: number;
+  min_lon360: number;
+  max_lon360: number;
+  last_time: number;
+  last_lat: number;
+  last_lon: number;
+}
+
 export interface UserSettingsTable {
   user_id: string;
   default_post_scope: ScopeValue;
@@ -239,6 +274,10 @@ export interface Tables {
   posts: PostsTable;
   media: MediaTable;
   locations: LocationsTable;
+  location_versions: LocationVersionsTable;
+  location_cells: LocationCellsTable;
+  location_dirty: LocationDirtyTable;
+  location_buckets: LocationBucketsTable;
   user_settings: UserSettingsTable;
   views: ViewsTable;
   oauth_entities: OAuthEntitiesTable;

@@ -43,7 +43,21 @@ export interface ItemKind<Q extends CollectionParams, T> {
   list(ctx: ListContext<Q>): Promise<Page<T>>;
   byId(id: string, auth: Auth | undefined): Promise<T>;
   /** A representation other than the JSON array, when the request asks for one. */
-  render?(request: FastifyRequest, page: Page<T>, ctx: ListContext<Q>): Promise<Rendered | undefined>;
+  render?(
+    request: FastifyRequest,
+    page: Page<T>,
+    ctx: ListContext<Q>,
+  ): Promise<
+    Rendered | undefined
+  >; /** The whole collection as one streamed answer, when the request asks for it (`all=true`). */
+  download?(request: FastifyRequest, ctx: ListContext<Q>): Promise<Streamed | undefined>;
+}
+
+/** A streamed answer: its type, a filename to save it under, and the bytes as they come. */
+export interface Streamed {
+  type: string;
+  filename: string;
+  body: NodeJS.ReadableStream;
 }
 
 const NUMERIC_PARAMS = ['count', 'since_time', 'until_time'] as const;
@@ -113,7 +127,21 @@ export function registerItemReads<Q extends CollectionParams, T>(
     void reply.type(page.type);
   }
 
+  /** A download, when the kind has one and the request asks for it; false otherwise. */
+  async function sendDownload(request: FastifyRequest, reply: FastifyReply, ctx: ListContext<Q>) {
+    const download = await kind.download?.(request, ctx);
+    if (!download) return false;
+    varyOnAccept(reply);
+    void reply
+      .type(download.type)
+      .header('content-disposition', `attachment; filename="${download.filename}"`)
+      .header('cache-control', 'no-store');
+    return reply.send(download.body);
+  }
+
   async function sendPage(request: FastifyRequest, reply: FastifyReply, ctx: ListContext<Q>) {
+    const streamed = await sendDownload(request, reply, ctx);
+    if (streamed) return streamed;
     const page = await buildPage(request, reply, ctx);
     varyOnAccept(reply);
     describe(reply, page);
@@ -212,6 +240,8 @@ export function registerItemReads<Q extends CollectionParams, T>(
       const checked = { at: performance.now(), generation: pages?.generation ?? 0 };
       const { version, ...owner } = await ownerByUsername(db, username);
       const ctx = { owner, scope: 'public' as const, query: request.query as Q, byOwner: false };
+      const streamed = await sendDownload(request, reply, ctx);
+      if (streamed) return streamed;
       return sendPublicPage(request, reply, ctx, { version, checked });
     },
   );

@@ -2,6 +2,7 @@
 // GPX 1.1, chosen by `format` or by `Accept`.
 import type { FastifyRequest } from 'fastify';
 import { BaseBuilder, buildGPX } from 'gpx-builder';
+import { CSV_HEADER, csvRows, geojsonSeq, TYPES } from '../history/downloads.ts';
 import type { Rendered } from '../items/items.routes.ts';
 import type { Location, LocationsParams } from './locations.logic.ts';
 
@@ -9,7 +10,10 @@ export const GEOJSON = 'application/geo+json';
 export const GPX = 'application/gpx+xml';
 
 /** The representation asked for: the `format` parameter wins over `Accept`. */
-export function chosenFormat(request: FastifyRequest, format: LocationsParams['format']): 'json' | 'geojson' | 'gpx' {
+export function chosenFormat(
+  request: FastifyRequest,
+  format: LocationsParams['format'],
+): NonNullable<LocationsParams['format']> {
   if (format) return format;
   const accept = request.headers.accept ?? '';
   if (accept.includes(GEOJSON)) return 'geojson';
@@ -58,5 +62,7 @@ export async function renderLocations(
   const format = chosenFormat(request, params.format);
   if (format === 'geojson') return { type: GEOJSON, body: JSON.stringify(toGeoJson(points)) };
   if (format === 'gpx') return { type: `${GPX}; charset=utf-8`, body: toGpx(points, title) };
+  if (format === 'csv') return { type: TYPES.csv, body: CSV_HEADER + csvRows(points) };
+  if (format === 'geojsonseq') return { type: TYPES.geojsonseq, body: geojsonSeq(points) };
   return undefined;
 }

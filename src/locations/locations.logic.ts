@@ -34,7 +34,8 @@ export interface Location {
 
 export interface LocationsParams extends CollectionParams {
   bbox?: string | undefined;
-  format?: 'json' | 'geojson' | 'gpx' | undefined;
+  format?: 'json' | 'geojson' | 'gpx' | 'csv' | 'geojsonseq' | undefined;
+  all?: boolean | undefined;
 }
 
 /**

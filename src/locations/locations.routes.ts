@@ -5,6 +5,7 @@ import { problems } from '../http/schemas.ts';
 import { strictBody } from '../http/strict-body.ts';
 import { registerItemReads } from '../items/items.routes.ts';
 import type { PageCache } from '../items/public-pages.ts';
+import { locationDownload, TYPES } from '../history/downloads.ts';
 import { GEOJSON, GPX, renderLocations } from './locations.formats.ts';
 import { addLocations, getLocation, listLocations, type LocationsParams } from './locations.logic.ts';
 import {
@@ -33,8 +34,11 @@ export async function locationsRoutes(
       representations: {
         [GEOJSON]: 'RFC 7946 FeatureCollection of Point features (`format=geojson` or `Accept: application/geo+json`).',
         [GPX]: 'GPX 1.1 with one track segment, oldest point first (`format=gpx` or `Accept: application/gpx+xml`).',
+        [TYPES.csv]: 'CSV (RFC 4180) with a header row (`format=csv`).',
+        [TYPES.geojsonseq]: 'GeoJSON Text Sequence (RFC 8142), one Point Feature per record (`format=geojsonseq`).',
       },
       list: (ctx) => listLocations(db, ctx),
+      download: (request, ctx) => locationDownload(db, ctx, request.headers.accept),
       byId: (id, auth) => getLocation(db, id, auth),
       render: (request, page, ctx) =>
         renderLocations(request, page.items, ctx.query, `${ctx.owner.username}: ${ctx.scope} locations`),

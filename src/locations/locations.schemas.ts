@@ -47,10 +47,27 @@ export const LocationsQuery = collectionQuery({
     }),
   ),
   format: Type.Optional(
-    Type.Union([Type.Literal('json'), Type.Literal('geojson'), Type.Literal('gpx')], {
+    Type.Union(
+      [
+        Type.Literal('json'),
+        Type.Literal('geojson'),
+        Type.Literal('gpx'),
+        Type.Literal('csv'),
+        Type.Literal('geojsonseq'),
+      ],
+      {
+        description:
+          '`json` (default), `geojson` (RFC 7946 FeatureCollection, also chosen by `Accept: application/geo+json`), ' +
+          '`gpx` (GPX 1.1 track, also `Accept: application/gpx+xml`), `csv` (RFC 4180, a header row) or ' +
+          '`geojsonseq` (RFC 8142 GeoJSON Text Sequence, one Feature per record).',
+      },
+    ),
+  ),
+  all: Type.Optional(
+    Type.Boolean({
       description:
-        '`json` (default), `geojson` (RFC 7946 FeatureCollection, also chosen by `Accept: application/geo+json`), ' +
-        'or `gpx` (GPX 1.1 track, also `Accept: application/gpx+xml`).',
+        '`true`: the whole collection (or its `since_time`/`until_time` range) in one streamed answer, oldest first, ' +
+        'with a `Content-Disposition` filename; `count` and `order` do not apply, `cursor` and `bbox` are 400.',
     }),
   ),
 });

@@ -7,11 +7,12 @@ import * as m0003 from './0003_items.ts';
 import * as m0004 from './0004_services.ts';
 import * as m0005 from './0005_views.ts';
 import * as m0006 from './0006_item_counters.ts';
+import * as m0008 from './0008_sign_in_limits.ts';
 import * as m0010 from './0010_tracker_tokens.ts';
 import * as m0011 from './0011_imports.ts';
-import * as m0014 from './0014_auth_version.ts';
-import * as m0008 from './0008_sign_in_limits.ts';
+import * as m0012 from './0012_location_history.ts';
 import * as m0013 from './0013_account_data.ts';
+import * as m0014 from './0014_auth_version.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_users': m0001,
@@ -20,9 +21,10 @@ export const migrations: Record<string, Migration> = {
   '0004_services': m0004,
   '0005_views': m0005,
   '0006_item_counters': m0006,
+  '0008_sign_in_limits': m0008,
   '0010_tracker_tokens': m0010,
   '0011_imports': m0011,
-  '0014_auth_version': m0014,
-  '0008_sign_in_limits': m0008,
+  '0012_location_history': m0012,
   '0013_account_data': m0013,
+  '0014_auth_version': m0014,
 };

@@ -1,0 +1,261 @@
+// `npm run bench:history`: the location history at scale (issue 18, docs/history.md), one
+// person with BENCH_POINTS points (default 1,000,000) over ten years, on SQLite. Each measure
+// beside its baseline in the same run, BENCH_ROUNDS rounds (default 3), medians and spread:
+//   tiles at zoom 0, 5, 10, 14: p99 and largest size; baseline: the bare query of the same
+//     tile's rows (better-sqlite3, the position index), without encoding;
+//   statistics per month over the ten years: p99 (and the first call, which brings the
+//     quarter-hour aggregates up to date after seeding);
+//   a streamed GeoJSON download of every point: points/s, time to first byte and the server's
+//     peak RSS growth; baseline: a bare better-sqlite3 iterate of the same rows.
+// The server runs in its own process (bench/server.ts); its RSS is read from /proc.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import SQLite from 'better-sqlite3';
+import { openDatabase } from '../src/db/database.ts';
+import { Migrator } from 'kysely/migration';
+import { migrateToLatest } from '../src/db/migrate.ts';
+import { migrations } from '../src/db/migrations/index.ts';
+import { mercatorX, mercatorY, tileBounds } from '../src/history/geo.ts';
+import { newId } from '../src/lib/ids.ts';
+import { openBare, seedUser } from './seed.ts';
+
+const POINTS = Number(process.env.BENCH_POINTS ?? 1_000_000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const TILE_REPEAT = Number(process.env.BENCH_TILE_REPEAT ?? 5);
+const DAYS = 3650;
+const START = Date.UTC(2015, 0, 1);
+const work = mkdtempSync(join(tmpdir(), 'waypost-history-'));
+const children: ChildProcess[] = [];
+let stopping = false;
+
+const log = (line: string) => process.stdout.write(`${line}\n`);
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};
+const p99 = (values: number[]) =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * 0.99))]!;
+const spread = (values: number[], digits = 1) =>
+  `${median(values).toFixed(digits)} (${Math.min(...values).toFixed(digits)}-${Math.max(...values).toFixed(digits)})`;
+
+/** A tracker's ten years: most days around home, one day in 40 somewhere else, a point every 5 s. */
+function* history(total: number): Generator<{ time: number; lat: number; lon: number }> {
+  let state = 42;
+  const random = () => {
+    state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
+    return state / 2 ** 31;
+  };
+  const perDay = Math.floor(total / DAYS);
+  let left = total;
+  for (let day = 0; day < DAYS && left > 0; day += 1) {
+    const count = day === DAYS - 1 ? left : Math.min(left, perDay);
+    left -= count;
+    const away = day % 40 === 39;
+    let lat = 52.52 + (away ? (random() - 0.5) * 20 : (random() - 0.5) * 0.1);
+    let lon = 13.4 + (away ? (random() - 0.5) * 40 : (random() - 0.5) * 0.1);
+    let heading = random() * 2 * Math.PI;
+    const speed = random() < 0.3 ? 15 : 1.5; // driving or walking, m/s
+    let time = START + day * 86_400_000 + 7 * 3_600_000 + Math.floor(random() * 3_600_000);
+    for (let i = 0; i < count; i += 1) {
+      heading += (random() - 0.5) * 0.5;
+      lat += (Math.cos(heading) * speed * 5) / 111_320;
+      lon += (Math.sin(heading) * speed * 5) / (111_320 * Math.cos((lat * Math.PI) / 180));
+      time += 5000;
+      yield { time, lat, lon };
+    }
+  }
+}
+
+/** `count` points of the history (the ones after `skip` when adding to an existing user). */
+function seed(path: string, count: number, existing?: string): { userId: string; seconds: number } {
+  const db = openBare(path);
+  const userId = existing ?? seedUser(db, 'traveller');
+  // The extra points are the history's, a year later: distinct times.
+  const shift = existing ? 366 * 86_400_000 * 11 : 0;
+  const insert = db.prepare(
+    `insert into locations (user_id, id, scope, time, created_at, lat, lon, alt, accuracy, speed, heading, source)
+     values (?, ?, 'private', ?, ?, ?, ?, null, 5, null, null, null)`,
+  );
+  const chunk = db.transaction((rows: { time: number; lat: number; lon: number }[]) => {
+    for (const row of rows) insert.run(userId, newId(), row.time + shift, row.time, row.lat, row.lon);
+  });
+  const begin = performance.now();
+  let rows: { time: number; lat: number; lon: number }[] = [];
+  let n = 0;
+  for (const row of history(existing ? POINTS : count)) {
+    if (n === count) break;
+    n += 1;
+    rows.push(row);
+    if (rows.length === 10_000) {
+      chunk(rows);
+      rows = [];
+    }
+  }
+  chunk(rows);
+  const seconds = (performance.now() - begin) / 1000;
+  db.close();
+  return { userId, seconds };
+}
+
+async function startServer(path: string, userId: string): Promise<{ port: number; token: string; pid: number }> {
+  const child = spawn(process.execPath, [join(import.meta.dirname, 'server.ts'), path, join(work, 'data')], {
+    env: { ...process.env, BENCH_TOKEN_USER: userId, BENCH_TOKEN_PERMISSIONS: 'get_private_scope' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  children.push(child);
+  child.on('exit', (code, signal) => {
+    if (!stopping) log(`the server exited: code ${code}, signal ${signal}`);
+  });
+  for await (const line of createInterface({ input: child.stdout })) {
+    const ready = JSON.parse(line) as { port: number; token: string };
+    return { ...ready, pid: child.pid! };
+  }
+  throw new Error('the server exited before it was ready');
+}
+
+function rssMb(pid: number): number {
+  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return Number(match?.[1] ?? 0) / 1024;
+}
+
+async function timed(url: string, token: string): Promise<{ ms: number; bytes: number; status: number }> {
+  const begin = performance.now();
+  const response = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+  const body = await response.arrayBuffer();
+  return { ms: performance.now() - begin, bytes: body.byteLength, status: response.status };
+}
+
+function tileOf(lat: number, lon: number, z: number): [number, number] {
+  const n = 2 ** z;
+  return [Math.floor(mercatorX(lon) * n), Math.floor(mercatorY(lat) * n)];
+}
+
+async function main() {
+  const path = join(work, 'history.db');
+  log(`# Location history, ${POINTS.toLocaleString('en')} points, ${DAYS} days, SQLite, ${ROUNDS} rounds`);
+  // Seeded as an existing install would be: the rows first (without the triggers of 0012),
+  // then migration 0012 backfills the cells and marks every quarter hour for the statistics.
+  const before = openDatabase({ sqlitePath: path });
+  await new Migrator({ db: before.db, provider: { getMigrations: async () => migrations } }).migrateTo(
+    '0006_item_counters',
+  );
+  await before.close();
+  const { userId, seconds } = seed(path, POINTS);
+  log(`seeded before migration 0012 (no triggers): ${Math.round(POINTS / seconds).toLocaleString('en')} points/s`);
+  const migrating = openDatabase({ sqlitePath: path });
+  const migrationBegin = performance.now();
+  await migrateToLatest(migrating);
+  await migrating.close();
+  log(
+    `migration 0012 over them (cells, marks, position index): ${((performance.now() - migrationBegin) / 1000).toFixed(1)} s`,
+  );
+  // Writes through the triggers, beside the same writes without (seeded above).
+  const extra = seed(path, 20_000, userId);
+  log(
+    `20,000 more points through the triggers: ${Math.round(20_000 / extra.seconds).toLocaleString('en')} points/s ` +
+      `(without triggers above)`,
+  );
+  const server = await startServer(path, userId);
+  const base = `http://127.0.0.1:${server.port}`;
+  const bare = new SQLite(path, { readonly: true });
+
+  // The tiles: the home tile and the tiles of 20 points spread over the history, per zoom.
+  const sample = [...history(POINTS)].filter((_, i) => i % Math.floor(POINTS / 20) === 0);
+  const tileRows = bare.prepare(
+    'select time, lat, lon from locations where user_id = ? and lat >= ? and lat <= ? and lon >= ? and lon <= ?',
+  );
+  const stats = { tile: new Map<number, { p99: number[]; base: number[]; size: number }>() };
+  for (const z of [0, 5, 10, 14]) {
+    const tiles = [
+      ...new Set([tileOf(52.52, 13.4, z), ...sample.map((p) => tileOf(p.lat, p.lon, z))].map((t) => t.join('/'))),
+    ];
+    const entry = { p99: [] as number[], base: [] as number[], size: 0 };
+    stats.tile.set(z, entry);
+    for (const key of tiles) await timed(`${base}/locations/tiles/${z}/${key}.mvt`, server.token); // warm up
+    for (let round = 0; round < ROUNDS; round += 1) {
+      const times: number[] = [];
+      const baseTimes: number[] = [];
+      for (const key of tiles) {
+        const [x, y] = key.split('/').map(Number) as [number, number];
+        const bounds = tileBounds(z, x, y);
+        for (let i = 0; i < TILE_REPEAT; i += 1) {
+          const answer = await timed(`${base}/locations/tiles/${z}/${x}/${y}.mvt`, server.token);
+          if (answer.status !== 200) throw new Error(`tile ${z}/${key}: ${answer.status}`);
+          times.push(answer.ms);
+          entry.size = Math.max(entry.size, answer.bytes);
+          const begin = performance.now();
+          tileRows.all(userId, bounds.minLat, bounds.maxLat, bounds.minLon, bounds.maxLon);
+          baseTimes.push(performance.now() - begin);
+        }
+      }
+      entry.p99.push(p99(times));
+      entry.base.push(p99(baseTimes));
+    }
+    log(
+      `tile z${z} (${tiles.length} tiles x ${TILE_REPEAT} x ${ROUNDS}): p99 ${spread(entry.p99)} ms, largest ${(entry.size / 1024).toFixed(1)} KB; ` +
+        `baseline rows p99 ${spread(entry.base)} ms`,
+    );
+  }
+
+  // Statistics per month over the ten years.
+  const first = await timed(`${base}/locations/stats?group_by=month`, server.token);
+  log(`stats first call (brings ${DAYS} days of quarter hours up to date): ${first.ms.toFixed(0)} ms`);
+  const statsP99: number[] = [];
+  for (let round = 0; round < ROUNDS; round += 1) {
+    const times: number[] = [];
+    for (let i = 0; i < 50; i += 1)
+      times.push((await timed(`${base}/locations/stats?group_by=month`, server.token)).ms);
+    statsP99.push(p99(times));
+  }
+  log(`stats per month over ten years: p99 ${spread(statsP99)} ms`);
+
+  // The streamed download, beside a bare iterate of the same rows.
+  const rates: number[] = [];
+  const firstBytes: number[] = [];
+  const growth: number[] = [];
+  const bareRates: number[] = [];
+  const iterate = bare.prepare("select * from locations where user_id = ? and scope = 'private' order by time, id");
+  for (let round = 0; round < ROUNDS; round += 1) {
+    const before = rssMb(server.pid);
+    let peak = before;
+    const sampler = setInterval(() => (peak = Math.max(peak, rssMb(server.pid))), 20);
+    const begin = performance.now();
+    const response = await fetch(`${base}/locations/private?all=true&format=geojson`, {
+      headers: { authorization: `Bearer ${server.token}` },
+    });
+    let bytes = 0;
+    let firstByte = 0;
+    for await (const chunk of response.body!) {
+      if (firstByte === 0) firstByte = performance.now() - begin;
+      bytes += (chunk as Uint8Array).byteLength;
+    }
+    const secondsTaken = (performance.now() - begin) / 1000;
+    clearInterval(sampler);
+    rates.push(POINTS / secondsTaken);
+    firstBytes.push(firstByte);
+    growth.push(peak - before);
+    const bareBegin = performance.now();
+    let rows = 0;
+    for (const _row of iterate.iterate(userId)) rows += 1;
+    bareRates.push(rows / ((performance.now() - bareBegin) / 1000));
+    if (round === 0) log(`download: ${(bytes / 1e6).toFixed(0)} MB of GeoJSON`);
+  }
+  const k = (values: number[]) => values.map((v) => v / 1000);
+  log(
+    `download GeoJSON: ${spread(k(rates), 0)} k points/s, first byte ${spread(firstBytes)} ms, ` +
+      `server RSS growth ${spread(growth)} MB; baseline bare iterate ${spread(k(bareRates), 0)} k rows/s`,
+  );
+  bare.close();
+}
+
+try {
+  await main();
+} finally {
+  stopping = true;
+  for (const child of children) child.kill('SIGTERM');
+  rmSync(work, { recursive: true, force: true });
+}

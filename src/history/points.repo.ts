@@ -1,0 +1,78 @@
+// Reading many location rows without holding many: keyset batches on (time, id). Each batch
+// is one complete query, so nothing stays open between them: a reader that stops (a client
+// gone halfway through a download) leaves no statement, cursor or connection behind, on
+// either database, and memory holds one batch at a time.
+import { sql, type Expression, type SqlBool } from 'kysely';
+import type { Db } from '../db/database.ts';
+import type { ScopeValue } from '../db/schema.ts';
+import type { LocationRow } from '../locations/locations.repo.ts';
+
+export const BATCH_ROWS = 5000;
+
+export interface PointsQuery {
+  userId: string;
+  /** Only this scope; undefined: both (the owner's whole history). */
+  scope?: ScopeValue | undefined;
+  sinceMs?: number | undefined;
+  untilMs?: number | undefined;
+  /** Exact coordinates within these bounds (degrees); minLon > maxLon crosses the antimeridian. */
+  box?: { minLon: number; maxLon: number; minLat: number; maxLat: number } | undefined;
+}
+
+function conditions(query: PointsQuery): Expression<SqlBool>[] {
+  const where: Expression<SqlBool>[] = [sql<SqlBool>`user_id = ${query.userId}`];
+  if (query.scope) where.push(sql<SqlBool>`scope = ${query.scope}`);
+  if (query.sinceMs !== undefined) where.push(sql<SqlBool>`time >= ${query.sinceMs}`);
+  if (query.untilMs !== undefined) where.push(sql<SqlBool>`time < ${query.untilMs}`);
+  const box = query.box;
+  if (box) {
+    where.push(sql<SqlBool>`lat >= ${box.minLat} and lat <= ${box.maxLat}`);
+    where.push(
+      box.minLon <= box.maxLon
+        ? sql<SqlBool>`lon >= ${box.minLon} and lon <= ${box.maxLon}`
+        : sql<SqlBool>`(lon >= ${box.minLon} or lon <= ${box.maxLon})`,
+    );
+  }
+  return where;
+}
+
+/** Every matching row, oldest first, in batches of `BATCH_ROWS`. */
+export async function* eachBatch(db: Db, query: PointsQuery, batchRows = BATCH_ROWS): AsyncGenerator<LocationRow[]> {
+  let after: { time: number; id: string } | undefined;
+  for (;;) {
+    const where = conditions(query);
+    if (after) where.push(sql<SqlBool>`(time, id) > (${after.time}, ${after.id})`);
+    const { rows } = await sql<LocationRow>`select * from locations where ${sql.join(where, sql` and `)}
+      order by time, id limit ${batchRows}`.execute(db);
+    if (rows.length > 0) yield rows;
+    if (rows.length < batchRows) return;
+    const last = rows.at(-1)!;
+    after = { time: last.time, id: last.id };
+  }
+}
+
+/** The last point before `beforeMs` (the start of a segment into a range). */
+export async function pointBefore(db: Db, userId: string, beforeMs: number): Promise<LocationRow | undefined> {
+  const { rows } = await sql<LocationRow>`select * from locations where user_id = ${userId} and time < ${beforeMs}
+    order by time desc, id desc limit 1`.execute(db);
+  return rows[0];
+}
+
+/** The time of the first point at or after `fromMs`. */
+export async function timeFrom(db: Db, userId: string, fromMs: number): Promise<number | undefined> {
+  const { rows } = await sql<{
+    time: number;
+  }>`select time from locations where user_id = ${userId} and time >= ${fromMs}
+    order by time, id limit 1`.execute(db);
+  return rows[0] === undefined ? undefined : Number(rows[0].time);
+}
+
+/** Time and position of the points in a box (for a high-zoom tile, at most a few thousand). */
+export async function pointsInBox(
+  db: Db,
+  query: PointsQuery & { box: NonNullable<PointsQuery['box']> },
+): Promise<{ time: number; lat: number; lon: number }[]> {
+  const { rows } = await sql<{ time: number; lat: number; lon: number }>`select time, lat, lon from locations
+    where ${sql.join(conditions(query), sql` and `)}`.execute(db);
+  return rows;
+}

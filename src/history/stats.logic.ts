@@ -1,0 +1,152 @@
+// GET /locations/stats (docs/history.md "Statistics"): per day, month or year of the owner's
+// time zone, from quarter-hour aggregates kept in UTC. Local days are put together at read
+// time, so a change of time zone needs no recomputation: every zone's offset is a whole
+// number of quarter hours.
+import type { Db } from '../db/database.ts';
+import { badRequest } from '../http/errors.ts';
+import { msToSeconds } from '../lib/time.ts';
+import { TIME_LIMIT_S } from '../items/items.schemas.ts';
+import { getSettings } from '../settings/settings.logic.ts';
+import { offsetSpans, zonedToUtc } from './geo.ts';
+import { BUCKET_MS, bucketSpan, refreshBuckets, sumDays, type DayRow } from './stats.repo.ts';
+
+export type GroupBy = 'day' | 'month' | 'year';
+
+export interface StatsGroup {
+  period: string;
+  start: number;
+  end: number;
+  points: number;
+  distance_m: number;
+  days_with_data: number;
+  /** RFC 7946 5: [west, south, east, north]; west > east when it crosses the antimeridian. */
+  bbox: [number, number, number, number];
+}
+
+export interface Stats {
+  group_by: GroupBy;
+  timezone: string;
+  groups: StatsGroup[];
+}
+
+const DAY_MS = 86_400_000;
+
+function periodOf(day: number, groupBy: GroupBy): { key: string; startWall: number; endWall: number } {
+  const date = new Date(day * DAY_MS);
+  const year = date.getUTCFullYear();
+  const month = date.getUTCMonth();
+  if (groupBy === 'day') {
+    return { key: date.toISOString().slice(0, 10), startWall: day * DAY_MS, endWall: (day + 1) * DAY_MS };
+  }
+  if (groupBy === 'month') {
+    return {
+      key: date.toISOString().slice(0, 7),
+      startWall: Date.UTC(year, month, 1),
+      endWall: Date.UTC(year, month + 1, 1),
+    };
+  }
+  return { key: String(year).padStart(4, '0'), startWall: Date.UTC(year, 0, 1), endWall: Date.UTC(year + 1, 0, 1) };
+}
+
+/**
+ * The box of a group: of the two ways to wrap longitudes (-180..180, or 0..360 which puts the
+ * antimeridian inside), the narrower. Exact for a history on one side of the antimeridian or
+ * across it; a history going round the whole world gets the whole width.
+ */
+function bboxOf(rows: DayRow[]): [number, number, number, number] {
+  let south = 90;
+  let north = -90;
+  let west = 180;
+  let east = -180;
+  let west360 = 360;
+  let east360 = 0;
+  for (const row of rows) {
+    south = Math.min(south, row.min_lat);
+    north = Math.max(north, row.max_lat);
+    west = Math.min(west, row.min_lon);
+    east = Math.max(east, row.max_lon);
+    west360 = Math.min(west360, row.min_lon360);
+    east360 = Math.max(east360, row.max_lon360);
+  }
+  if (east360 - west360 < east - west) {
+    const back = (lon: number) => (lon > 180 ? lon - 360 : lon);
+    return [back(west360), south, back(east360), north];
+  }
+  return [west, south, east, north];
+}
+
+/**
+ * The zone's offsets over a range change only with the zone's rules (a new Node release), so
+ * they are kept, by zone and whole days, for the process's life (at most SPANS_KEPT ranges).
+ */
+const spansKept = new Map<string, ReturnType<typeof offsetSpans>>();
+const SPANS_KEPT = 256;
+
+function cachedSpans(startMs: number, endMs: number, timezone: string) {
+  const day = 86_400_000;
+  const from = Math.floor(startMs / day) * day;
+  const to = Math.ceil(endMs / day) * day;
+  const key = `${timezone}\n${from}\n${to}`;
+  let spans = spansKept.get(key);
+  if (!spans) {
+    spans = offsetSpans(from, to, timezone);
+    if (spansKept.size >= SPANS_KEPT) spansKept.delete(spansKept.keys().next().value!);
+    spansKept.set(key, spans);
+  }
+  return spans;
+}
+
+function checkRange(sinceS: number | undefined, untilS: number | undefined) {
+  for (const [name, value] of [
+    ['since_time', sinceS],
+    ['until_time', untilS],
+  ] as const) {
+    if (value !== undefined && !(Number.isFinite(value) && Math.abs(value) <= TIME_LIMIT_S)) {
+      throw badRequest(`${name} must be a number of seconds from -1e11 to 1e11.`, [
+        { path: `querystring/${name}`, message: 'must be a number of seconds from -1e11 to 1e11' },
+      ]);
+    }
+  }
+}
+
+/**
+ * Statistics of the owner's whole history (both scopes, exact). The range is applied at
+ * quarter-hour resolution: `since_time` is taken down and `until_time` up to a quarter hour.
+ */
+export async function locationStats(
+  db: Db,
+  userId: string,
+  params: { group_by: GroupBy; since_time?: number | undefined; until_time?: number | undefined },
+): Promise<Stats> {
+  checkRange(params.since_time, params.until_time);
+  const { timezone } = await getSettings(db, userId);
+  await refreshBuckets(db, userId);
+  const floor = (ms: number) => Math.floor(ms / BUCKET_MS) * BUCKET_MS;
+  const sinceMs = params.since_time === undefined ? -(TIME_LIMIT_S * 1000) : floor(params.since_time * 1000);
+  const untilMs =
+    params.until_time === undefined ? TIME_LIMIT_S * 1000 : floor(params.until_time * 1000 + BUCKET_MS - 1);
+  const result: Stats = { group_by: params.group_by, timezone, groups: [] };
+  const span = await bucketSpan(db, userId, sinceMs, untilMs);
+  if (!span) return result;
+  const spans = cachedSpans(span.first, span.last + BUCKET_MS, timezone);
+  const days = await sumDays(db, userId, sinceMs, untilMs, spans);
+  const groups = new Map<string, { period: ReturnType<typeof periodOf>; rows: DayRow[] }>();
+  for (const row of days) {
+    const period = periodOf(row.day, params.group_by);
+    const group = groups.get(period.key) ?? { period, rows: [] };
+    group.rows.push(row);
+    groups.set(period.key, group);
+  }
+  for (const { period, rows } of groups.values()) {
+    result.groups.push({
+      period: period.key,
+      start: msToSeconds(zonedToUtc(period.startWall, timezone)),
+      end: msToSeconds(zonedToUtc(period.endWall, timezone)),
+      points: rows.reduce((sum, row) => sum + row.points, 0),
+      distance_m: Math.round(rows.reduce((sum, row) => sum + row.distance_m, 0) * 10) / 10,
+      days_with_data: rows.filter((row) => row.points > 0).length,
+      bbox: bboxOf(rows),
+    });
+  }
+  return result;
+}

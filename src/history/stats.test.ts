@@ -1,0 +1,247 @@
+// Statistics and day tracks against values worked out by hand: distances along a meridian or
+// the equator are R * angle, so the expected numbers need no haversine of ours.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { buildTestApp, createTestUser, type TestApp } from '../../test/helpers.ts';
+import { insertItems, type ItemSeed } from '../../test/items.ts';
+import { tokenFor } from '../../test/tokens.ts';
+import { updateSettings } from '../settings/settings.logic.ts';
+
+let t: TestApp;
+let user: Awaited<ReturnType<typeof createTestUser>>;
+let other: Awaited<ReturnType<typeof createTestUser>>;
+let reader: string;
+
+const R = 6_371_008.8;
+/** Metres of `degrees` along a great circle. */
+const arc = (degrees: number) => (R * degrees * Math.PI) / 180;
+const at = (iso: string) => Date.parse(iso);
+
+beforeAll(async () => {
+  t = await buildTestApp();
+  user = await createTestUser(t.database, { username: 'counter' });
+  other = await createTestUser(t.database, { username: 'other' });
+  reader = await tokenFor(t, user, ['get_private_scope']);
+});
+afterAll(() => t.close());
+beforeEach(async () => {
+  await t.database.db.deleteFrom('locations').execute();
+  await updateSettings(t.database.db, user.id, { timezone: 'Europe/Berlin' });
+});
+
+const get = (url: string, token: string | undefined = reader) =>
+  t.app.inject({ method: 'GET', url, headers: token ? { authorization: `Bearer ${token}` } : {} });
+const add = (seeds: ItemSeed[], userId = user.id) => insertItems(t.database, 'locations', userId, seeds);
+const stats = async (query: string) => {
+  const response = await get(`/locations/stats?${query}`);
+  expect(response.statusCode).toBe(200);
+  return response.json<{ timezone: string; groups: Record<string, unknown>[] }>();
+};
+const round = (metres: number) => Math.round(metres * 10) / 10;
+
+describe('GET /locations/stats', () => {
+  it("splits days at midnight of the person's time zone, not UTC's", async () => {
+    // Berlin is UTC+1 in January: 22:30 UTC is 23:30 on the 15th, 23:30 UTC is 00:30 on the 16th.
+    await add([
+      { time: at('2024-01-15T22:00:00Z'), lat: 0, lon: 0, scope: 'private' },
+      { time: at('2024-01-15T22:30:00Z'), lat: 0.01, lon: 0, scope: 'public' },
+      { time: at('2024-01-15T23:30:00Z'), lat: 0.02, lon: 0, scope: 'private' },
+    ]);
+    const body = await stats('group_by=day');
+    expect(body).toEqual({
+      group_by: 'day',
+      timezone: 'Europe/Berlin',
+      groups: [
+        {
+          period: '2024-01-15',
+          start: at('2024-01-14T23:00:00Z') / 1000,
+          end: at('2024-01-15T23:00:00Z') / 1000,
+          points: 2,
+          distance_m: round(arc(0.01)),
+          days_with_data: 1,
+          bbox: [0, 0, 0, 0.01],
+        },
+        {
+          period: '2024-01-16',
+          start: at('2024-01-15T23:00:00Z') / 1000,
+          end: at('2024-01-16T23:00:00Z') / 1000,
+          points: 1,
+          distance_m: round(arc(0.01)),
+          days_with_data: 1,
+          bbox: [0, 0.02, 0, 0.02],
+        },
+      ],
+    });
+    // The same points in UTC are one day; nothing is recomputed for the change.
+    await updateSettings(t.database.db, user.id, { timezone: 'UTC' });
+    const utc = await stats('group_by=day');
+    expect(utc.groups).toHaveLength(1);
+    expect(utc.groups[0]).toMatchObject({ period: '2024-01-15', points: 3, distance_m: round(2 * arc(0.01)) });
+  });
+
+  it('counts half-hour zones (India, UTC+5:30) by their own midnight', async () => {
+    await updateSettings(t.database.db, user.id, { timezone: 'Asia/Kolkata' });
+    // 18:15 UTC is 23:45 on the 1st in Kolkata; 18:45 UTC is 00:15 on the 2nd.
+    await add([
+      { time: at('2024-03-01T18:15:00Z'), lat: 10, lon: 77 },
+      { time: at('2024-03-01T18:45:00Z'), lat: 10, lon: 77 },
+    ]);
+    const body = await stats('group_by=day');
+    expect(body.groups.map((g) => [g.period, g.points])).toEqual([
+      ['2024-03-01', 1],
+      ['2024-03-02', 1],
+    ]);
+  });
+
+  it('crosses the antimeridian the short way, with a box whose west is east of its east', async () => {
+    await add([
+      { time: at('2024-05-01T10:00:00Z'), lat: -17, lon: 179.995 },
+      { time: at('2024-05-01T10:01:00Z'), lat: -17, lon: -179.995 },
+      { time: at('2024-05-01T10:02:00Z'), lat: -16.99, lon: -179.995 },
+    ]);
+    const [group] = (await stats('group_by=month')).groups;
+    // 0.01 degrees of longitude at latitude -17 (a small circle, but haversine over such a short
+    // step agrees with the cosine rule to well under a millimetre), then 0.01 degrees north.
+    const east = arc(0.01) * Math.cos((17 * Math.PI) / 180);
+    expect(group).toEqual({
+      period: '2024-05',
+      start: at('2024-04-30T22:00:00Z') / 1000,
+      end: at('2024-05-31T22:00:00Z') / 1000,
+      points: 3,
+      distance_m: round(east + arc(0.01)),
+      days_with_data: 1,
+      bbox: [179.995, -17, -179.995, -16.99],
+    });
+  });
+
+  it('leaves out GPS jumps (faster than 300 m/s) but counts their points', async () => {
+    await add([
+      { time: at('2024-06-01T08:00:00Z'), lat: 0, lon: 0 },
+      { time: at('2024-06-01T08:01:00Z'), lat: 0, lon: 0.01 },
+      // 5 degrees away and back within a minute each: two impossible segments.
+      { time: at('2024-06-01T08:02:00Z'), lat: 5, lon: 0.01 },
+      { time: at('2024-06-01T08:03:00Z'), lat: 0, lon: 0.02 },
+      { time: at('2024-06-01T08:04:00Z'), lat: 0, lon: 0.03 },
+    ]);
+    const [group] = (await stats('group_by=year')).groups;
+    expect(group).toMatchObject({ period: '2024', points: 5, distance_m: round(2 * arc(0.01)), days_with_data: 1 });
+  });
+
+  it('stays right when points arrive out of order, and after deletions', async () => {
+    await add([
+      { time: at('2024-07-01T08:00:00Z'), lat: 0, lon: 0 },
+      { time: at('2024-07-03T08:00:00Z'), lat: 0, lon: 0.02 },
+    ]);
+    // Two days apart: 2224 m in 48 h is travel (0.013 m/s), counted on the 3rd.
+    expect((await stats('group_by=day')).groups.map((g) => [g.period, g.points, g.distance_m])).toEqual([
+      ['2024-07-01', 1, 0],
+      ['2024-07-03', 1, round(arc(0.02))],
+    ]);
+    // A point in between arrives later (an import): the 3rd's first segment now starts at it.
+    await add([{ time: at('2024-07-02T08:00:00Z'), lat: 0, lon: 0.01 }]);
+    const after = await stats('group_by=day');
+    expect(after.groups.map((g) => [g.period, g.points, g.distance_m])).toEqual([
+      ['2024-07-01', 1, 0],
+      ['2024-07-02', 1, round(arc(0.01))],
+      ['2024-07-03', 1, round(arc(0.01))],
+    ]);
+    expect((await stats('group_by=month')).groups).toMatchObject([{ period: '2024-07', points: 3, days_with_data: 3 }]);
+    await t.database.db.deleteFrom('locations').where('time', '=', at('2024-07-02T08:00:00Z')).execute();
+    expect((await stats('group_by=day')).groups.map((g) => [g.period, g.points, g.distance_m])).toEqual([
+      ['2024-07-01', 1, 0],
+      ['2024-07-03', 1, round(arc(0.02))],
+    ]);
+  });
+
+  it('keeps to since_time and until_time, and to the person', async () => {
+    await add([
+      { time: at('2024-01-10T12:00:00Z'), lat: 1, lon: 1 },
+      { time: at('2024-02-10T12:00:00Z'), lat: 1, lon: 1 },
+      { time: at('2024-03-10T12:00:00Z'), lat: 1, lon: 1 },
+    ]);
+    await add([{ time: at('2024-02-11T12:00:00Z'), lat: 50, lon: 50 }], other.id);
+    const since = at('2024-02-01T00:00:00Z') / 1000;
+    const until = at('2024-03-01T00:00:00Z') / 1000;
+    const body = await stats(`group_by=month&since_time=${since}&until_time=${until}`);
+    expect(body.groups).toMatchObject([{ period: '2024-02', points: 1, bbox: [1, 1, 1, 1] }]);
+    expect((await stats('group_by=year')).groups).toMatchObject([{ period: '2024', points: 3, days_with_data: 3 }]);
+  });
+
+  it('is empty without points, 400 for bad parameters, 401 without get_private_scope', async () => {
+    expect((await stats('group_by=month')).groups).toEqual([]);
+    expect((await get('/locations/stats?group_by=week')).statusCode).toBe(400);
+    expect((await get('/locations/stats?since_time=')).statusCode).toBe(400);
+    expect((await get('/locations/stats?since_time=1e400')).statusCode).toBe(400);
+    expect((await get('/locations/stats?what=1')).statusCode).toBe(400);
+    expect((await get('/locations/stats', '')).statusCode).toBe(401);
+    expect((await get('/locations/stats', await tokenFor(t, user, []))).statusCode).toBe(401);
+  });
+});
+
+describe('GET /locations/tracks/<date>', () => {
+  it("is the day's points in the person's time zone as a line, with distance, duration and time moving", async () => {
+    await add([
+      { time: at('2024-01-15T22:50:00Z'), lat: 0, lon: 0 }, // 23:50 on the 15th in Berlin: not in the 16th
+      { time: at('2024-01-15T23:10:00Z'), lat: 0, lon: 0 }, // 00:10 on the 16th
+      { time: at('2024-01-15T23:11:00Z'), lat: 0.01, lon: 0 }, // 1112 m in 60 s: moving
+      { time: at('2024-01-15T23:12:00Z'), lat: 0.01, lon: 0.0000001 }, // 1 cm in 60 s: standing
+      { time: at('2024-01-15T23:13:00Z'), lat: 3, lon: 0 }, // a jump
+      { time: at('2024-01-16T22:30:00Z'), lat: 0.02, lon: 0 }, // 23:30 on the 16th: 331 km in 23 h is travel
+      { time: at('2024-01-16T23:30:00Z'), lat: 0.03, lon: 0 }, // the 17th
+    ]);
+    const response = await get('/locations/tracks/2024-01-16');
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toBe('application/geo+json; charset=utf-8');
+    const track = response.json<{ geometry: { coordinates: number[][] }; properties: Record<string, number> }>();
+    const standing = arc(0.0000001);
+    expect(track.geometry.coordinates).toEqual([
+      [0, 0],
+      [0, 0.01],
+      [0.0000001, 0.01],
+      [0, 3],
+      [0, 0.02],
+    ]);
+    expect(track.properties).toEqual({
+      date: '2024-01-16',
+      timezone: 'Europe/Berlin',
+      start: at('2024-01-15T23:00:00Z') / 1000,
+      end: at('2024-01-16T23:00:00Z') / 1000,
+      points: 5,
+      // 0 -> 0.01 (1112 m), 1 cm standing, the jump left out, then 2.98 degrees south over a
+      // day (not moving: a gap over ten minutes is time nobody knows about).
+      distance_m: round(arc(0.01) + standing + arc(2.98)),
+      duration_s: 23 * 3600 + 20 * 60,
+      moving_s: 60,
+    });
+  });
+
+  it('is simplified for a zoom, every point without one', async () => {
+    // A straight line of 101 points with a 1 m wiggle at one point.
+    await add(
+      Array.from({ length: 101 }, (_, i) => ({
+        time: at('2024-02-01T10:00:00Z') + i * 10_000,
+        lat: i * 0.0001 + (i === 50 ? 0.00001 : 0),
+        lon: i * 0.0001,
+      })),
+    );
+    const all = (await get('/locations/tracks/2024-02-01')).json<{ geometry: { coordinates: unknown[] } }>();
+    expect(all.geometry.coordinates).toHaveLength(101);
+    const far = (await get('/locations/tracks/2024-02-01?zoom=10')).json<{ geometry: { coordinates: unknown[] } }>();
+    expect(far.geometry.coordinates).toEqual([
+      [0, 0],
+      [0.01, 0.01],
+    ]);
+    // At zoom 22 a pixel is 2 cm: the 1 m wiggle stays.
+    const near = (await get('/locations/tracks/2024-02-01?zoom=22')).json<{ geometry: { coordinates: unknown[] } }>();
+    expect(near.geometry.coordinates.length).toBeGreaterThan(2);
+  });
+
+  it('has no line for a day without two points; 400 for a date that is not one; 401 without the permission', async () => {
+    const empty = await get('/locations/tracks/2024-02-02');
+    expect(empty.json()).toMatchObject({ type: 'Feature', geometry: null, properties: { points: 0, distance_m: 0 } });
+    for (const date of ['2024-02-30', '2024-2-01', 'yesterday']) {
+      expect((await get(`/locations/tracks/${date}`)).statusCode).toBe(400);
+    }
+    expect((await get('/locations/tracks/2024-02-01?zoom=23')).statusCode).toBe(400);
+    expect((await get('/locations/tracks/2024-02-01', await tokenFor(t, user, []))).statusCode).toBe(401);
+  });
+});
