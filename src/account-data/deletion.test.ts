@@ -137,8 +137,14 @@ describe('deleting media', () => {
   it('a post that names a deleted medium keeps its text and drops the id', async () => {
     const owner = await createTestUser(t.database);
     const token = await tokenFor(t, owner, ['upload_media', 'create_post', 'get_private_scope']);
-    const kept = (await uploadMedium(t, token, await image('#010203'), 'k.png', 'image/png')).json<{ id: string }>();
-    const gone = (await uploadMedium(t, token, await image('#040506'), 'g.png', 'image/png')).json<{ id: string }>();
+    // Public media: a public post may name only those (a private one is refused).
+    const publicly = { scope: 'public' };
+    const kept = (await uploadMedium(t, token, await image('#010203'), 'k.png', 'image/png', publicly)).json<{
+      id: string;
+    }>();
+    const gone = (await uploadMedium(t, token, await image('#040506'), 'g.png', 'image/png', publicly)).json<{
+      id: string;
+    }>();
     const post = await t.app.inject({
       method: 'POST',
       url: '/posts',

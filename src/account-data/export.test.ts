@@ -32,6 +32,7 @@ async function seed() {
     'write_locations',
     'get_private_scope',
     'manage_views',
+    'get_views',
     'update_settings',
     'create_service',
     'manage_groups',

@@ -27,7 +27,9 @@ const levelsTable = sql.raw(CELL_LEVELS.map((level) => `select ${level} as level
 
 /** Web Mercator cell of `row` (new or old) at `level`, clamped to the grid (latitudes beyond 85.05). */
 function cell(row: string, sqlite: boolean): { cx: RawBuilder<number>; cy: RawBuilder<number> } {
-  const lat = sql.raw(`${row}.lat`);
+  // A latitude within 1e-9 degrees of the equator counts as 0: PostgreSQL refuses to multiply
+  // a subnormal double (radians(-5e-324) is "value out of range: underflow").
+  const lat = sql.raw(`(case when abs(${row}.lat) < 1e-9 then 0.0 else ${row}.lat end)`);
   const lon = sql.raw(`${row}.lon`);
   const clampLat = sqlite ? sql`max(-85.0511, min(85.0511, ${lat}))` : sql`greatest(-85.0511, least(85.0511, ${lat}))`;
   const rad = sql`(${clampLat} * pi() / 180.0)`;
