@@ -1,4 +1,4 @@
-// The export of a large account (issue 19): how long GET /export's archive takes to write, how
+// The export of a large account: how long GET /export's archive takes to write, how
 // soon its first bytes come, and how much memory the process holds meanwhile. One person with
 // BENCH_EXPORT_LOCATIONS points, BENCH_EXPORT_POSTS posts and BENCH_EXPORT_FILES media files of
 // BENCH_EXPORT_FILE_MB each, on SQLite in a temporary folder; the archive goes to a file there.

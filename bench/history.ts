@@ -1,4 +1,4 @@
-// `npm run bench:history`: the location history at scale (issue 18, docs/history.md), one
+// `npm run bench:history`: the location history at scale (docs/history.md), one
 // person with BENCH_POINTS points (default 1,000,000) over ten years, on SQLite. Each measure
 // beside its baseline in the same run, BENCH_ROUNDS rounds (default 3), medians and spread:
 //   tiles at zoom 0, 5, 10, 14: p99 and largest size; baseline: the bare query of the same

@@ -1,4 +1,4 @@
-// `npm run bench:ingest`: tracker ingest (issue 17). Overland batches of 100 points, each
+// `npm run bench:ingest`: tracker ingest. Overland batches of 100 points, each
 // request new points, from 20 concurrent senders (autocannon), against Waypost's
 // `POST /ingest/<id>` and, in the same run, a minimal node:http + better-sqlite3 server doing
 // the same work (bench/ingest-raw-server.ts). Goal: p99 under 20 ms. BENCH_ROUNDS rounds

@@ -1,4 +1,4 @@
-// POST /posts to a group of three webhook services on loopback (issue 5): 202 latency p50/p99
+// POST /posts to a group of three webhook services on loopback: 202 latency p50/p99
 // under BENCH_CLIENTS concurrent clients and deliveries completed per second, beside the same
 // receivers hit directly by a plain fetch loop in the same run. Waypost runs in its own process
 // (bench/posts-delivery-server.ts); this process is the clients and the receivers.

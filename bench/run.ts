@@ -1,4 +1,4 @@
-// `npm run bench`: the three benchmarks of issue 4, each beside its baseline in the same run.
+// `npm run bench`: collection pages and batches of points, each beside its baseline in the same run.
 // Servers run in their own processes; this process is the client, on loopback. Bounded in
 // time (BENCH_SECONDS per load run, BENCH_ROUNDS rounds of the page goal) and count (BENCH_POSTS
 // posts, BENCH_BATCHES batches). Numbers are printed, and recorded by hand in BENCHMARKS.md;

@@ -1,5 +1,5 @@
 // `npm test`: the whole suite. The sign-in and consent pages are tested in a real browser,
-// Debian's Chromium (DESIGN.md), and video and audio with Debian's ffmpeg; a fresh machine has
+// Debian's Chromium (docs/design.md), and video and audio with Debian's ffmpeg; a fresh machine has
 // neither: install what is missing first when this process may (root with apt-get), so the
 // README's command just works there. Elsewhere, say how to get it; CHROMIUM_PATH points the
 // tests at another Chromium.

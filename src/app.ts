@@ -101,7 +101,7 @@ export async function buildApp({ config, database, logger, onJobsQueued }: AppDe
     frameworkErrors,
     clientErrorHandler,
     ajv: {
-      // Unknown fields are an error, not silently dropped (API.md: no mass assignment).
+      // Unknown fields are an error, not silently dropped (docs/api.md: no mass assignment).
       customOptions: { removeAdditional: false, allErrors: true, coerceTypes: 'array', useDefaults: true },
     },
   }).withTypeProvider<TypeBoxTypeProvider>();

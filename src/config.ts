@@ -86,7 +86,7 @@ export interface Config {
    * when a metrics token is set too. `WAYPOST_METRICS_LOOPBACK` = `true`/`false`, default `false`. */
   metricsLoopback: boolean;
   /** Lifetime of OAuth access tokens in seconds. `WAYPOST_ACCESS_TOKEN_TTL`, default 3600 (one hour,
-   * API.md "OAuth2"); from 60 to 86400. Refresh tokens renew them. */
+   * docs/api.md "OAuth2"); from 60 to 86400. Refresh tokens renew them. */
   accessTokenTtl: number;
   /** Whether apps may register themselves at `/oauth/register` (RFC 7591, public clients only).
    * `WAYPOST_CLIENT_REGISTRATION` = `open` or `closed`, default `open`; closed: only

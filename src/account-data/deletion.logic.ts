@@ -1,4 +1,4 @@
-// Deleting for good (issue 19, docs/data-ownership.md): one item, a range of locations, or a
+// Deleting for good (docs/data-ownership.md): one item, a range of locations, or a
 // whole account with everything keyed by it. The API, the account page and `waypost user
 // delete` call these functions; none of them knows HTTP.
 import { accountLimitKey, type SignInLimits } from '../web/sign-in-limits.logic.ts';

@@ -1,4 +1,4 @@
-// Deleting items through the API (issue 19): one post, medium or location by id, and a time
+// Deleting items through the API: one post, medium or location by id, and a time
 // range of locations. Each needs the kind's write permission; the rules for another person's
 // item and for private items are in deletion.logic.ts and in each route's description.
 import type { FastifyInstance, FastifyRequest } from 'fastify';

@@ -1,4 +1,4 @@
-// The export (issue 19, docs/data-ownership.md): one ZIP of everything a person owns, in open
+// The export (docs/data-ownership.md): one ZIP of everything a person owns, in open
 // formats, written as it is read. Items come from the database in keyset batches and media
 // files from disk one at a time, each only when the archive is ready for it, so memory stays
 // flat whatever the size of the history. (The ZIP's central directory, written last, holds one

@@ -1,4 +1,4 @@
-// Table types for Kysely. Rows never leave the repo layer (STYLE.md 8). Times are integer
+// Table types for Kysely. Rows never leave the repo layer (docs/conventions.md 8). Times are integer
 // milliseconds since the Unix epoch.
 import type { Generated } from 'kysely';
 

@@ -1,11 +1,11 @@
-// The resource-server side of OAuth2, in one place (STYLE.md 6): one hook reads
+// The resource-server side of OAuth2, in one place (docs/conventions.md 6): one hook reads
 // `Authorization: Bearer`, resolves the token, and enforces the permission the route declares
 // in its config. No handler checks a token by hand.
 //
 //   app.get('/services', { config: { auth: 'required', permission: 'get_services' } }, ...)
 //   app.get('/posts/id/:id', { config: { auth: 'optional' } }, ...)   // handler decides per object
 //
-// Statuses (API.md "Scopes and access"), RFC 6750 section 3:
+// Statuses (docs/api.md "Scopes and who sees what"), RFC 6750 section 3:
 //   no token                      401, WWW-Authenticate: Bearer realm="waypost"
 //   bad/expired/revoked token     401, ... error="invalid_token"
 //   token lacks the permission    401, ... error="insufficient_scope", scope="<permission>"

@@ -1,4 +1,4 @@
-// CORS for browser apps on other origins (issue 3, item 8). The API authenticates only with
+// CORS for browser apps on other origins. The API authenticates only with
 // bearer tokens and never reads cookies, and CORS here never allows credentials, so opening it
 // to every origin exposes nothing a cross-site page could not already do without a token.
 // oidc-provider answers CORS for /oauth/token and /oauth/revoke itself, per client (the origins

@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 
-/** One field-level problem in a request (API.md: `errors: [{path, message}]`). */
+/** One field-level problem in a request (docs/api.md: `errors: [{path, message}]`). */
 export interface FieldError {
   path: string;
   message: string;
@@ -19,7 +19,7 @@ export interface Problem {
 
 /**
  * An error a client can cause, with a stable code. Thrown anywhere; turned into HTTP in
- * exactly one place, `sendProblem` below (STYLE.md 5).
+ * exactly one place, `sendProblem` below (docs/conventions.md 5).
  */
 export class AppError extends Error {
   readonly status: number;

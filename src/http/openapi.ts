@@ -1,4 +1,4 @@
-// OpenAPI 3.1 generated from the route schemas (STYLE.md 3), served at /openapi.json, with
+// OpenAPI 3.1 generated from the route schemas (docs/conventions.md 3), served at /openapi.json, with
 // browsable docs at /docs whose assets are all served from here (no request leaves the machine).
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -39,7 +39,7 @@ async function openapi(app: FastifyInstance, options: { baseUrl: string }) {
         },
       },
     },
-    // Name shared schemas by their $id, not def-0 (DESIGN.md pitfall).
+    // Name shared schemas by their $id, not def-0 (docs/design.md "Pitfalls").
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
     },

@@ -13,7 +13,7 @@ import { handleError, problem, sendProblem, type Problem } from './errors.ts';
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** Echoes a client's `X-Request-Id` when it is sane (API.md), otherwise makes one. */
+/** Echoes a client's `X-Request-Id` when it is sane (docs/api.md), otherwise makes one. */
 export function requestId(request: IncomingMessage): string {
   const given = request.headers['x-request-id'];
   return typeof given === 'string' && SANE_REQUEST_ID.test(given) ? given : randomUUID();

@@ -1,6 +1,6 @@
 // What posts, media and locations share above the SQL: collection parameters in API units,
 // the opaque cursor, the `Link` header, and the access decision for one object by id
-// (API.md "Scopes and access").
+// (docs/api.md "Scopes and who sees what").
 import type { Db } from '../db/database.ts';
 import type { ScopeValue } from '../db/schema.ts';
 import { insufficientScope, unauthorized, type Auth } from '../http/auth.ts';
@@ -135,7 +135,7 @@ const NO_SUCH: Record<ItemTable, string> = {
 };
 
 /**
- * One item by id, as API.md "Scopes and access" decides:
+ * One item by id, as docs/api.md "Scopes and who sees what" decides:
  * public: anyone; private, no token: 401; private, the owner's token without
  * `get_private_scope`: 401 insufficient_scope; another user's private item, or no item: 404
  * with one and the same body.

@@ -1,5 +1,5 @@
 // SQL the three kinds of item share: the scope rule and the keyset page. Every listing and
-// every lookup by id goes through `scopeRule` (STYLE.md 7), so no query can forget it.
+// every lookup by id goes through `scopeRule` (docs/conventions.md 7), so no query can forget it.
 import { sql, type Expression, type Selectable, type SqlBool } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { ItemColumns, ScopeValue, Tables } from '../db/schema.ts';

@@ -1,10 +1,10 @@
-// The four read endpoints every kind of item has (SPEC.md "Endpoints"), registered once per
+// The four read endpoints every kind of item has (docs/api.md), registered once per
 // kind from the kind's own list/get functions:
 //
 //   GET /<kind>/private            the token owner's private items    permission get_private_scope
 //   GET /<kind>/public             the token owner's public items     a token, no permission
 //   GET /<kind>/public/<username>  that user's public items           no token
-//   GET /<kind>/id/<id>            one item                           API.md "Scopes and access"
+//   GET /<kind>/id/<id>            one item                           docs/api.md "Scopes and who sees what"
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type TObject } from 'typebox';
 import type { Db } from '../db/database.ts';
@@ -64,7 +64,7 @@ const NUMERIC_PARAMS = ['count', 'since_time', 'until_time'] as const;
 
 /**
  * Ajv coerces an empty string to 0 (`?since_time=` would mean 1970); an empty value is not a
- * number, so it is a 400 like any other (API.md "Collections").
+ * number, so it is a 400 like any other (docs/api.md "Collections").
  */
 async function emptyNumbersAre400(request: FastifyRequest) {
   const query = request.query as Record<string, unknown>;
@@ -95,7 +95,7 @@ export function registerItemReads<Q extends CollectionParams, T>(
     },
   };
 
-  /** Other representations are chosen by Accept as well as `format` (API.md); CORS may have said Origin. */
+  /** Other representations are chosen by Accept as well as `format` (docs/api.md); CORS may have said Origin. */
   function varyOnAccept(reply: FastifyReply) {
     if (!kind.render) return;
     const vary = reply.getHeader('vary');
@@ -201,7 +201,7 @@ export function registerItemReads<Q extends CollectionParams, T>(
       preValidation: emptyNumbersAre400,
       schema: {
         summary: `The token owner's public ${kind.table}`,
-        description: 'Needs a valid token and no permission (SPEC.md).',
+        description: 'Needs a valid token and no permission (the specification, docs/api.md).',
         tags: [kind.tag],
         querystring: kind.query,
         response: { 200: collection200, ...problems(400, 401) },

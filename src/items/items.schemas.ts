@@ -1,5 +1,5 @@
 // Schemas the three kinds of item share: scope, and the generic collection parameters
-// (API.md "Collections").
+// (docs/api.md "Collections").
 import { Type, type TProperties } from 'typebox';
 
 export const ScopeSchema = Type.Union([Type.Literal('public'), Type.Literal('private')], {

@@ -1,4 +1,4 @@
-// What the three kinds share, through HTTP with real tokens: the access matrix of API.md
+// What the three kinds share, through HTTP with real tokens: the access matrix of docs/api.md
 // "Scopes and access", keyset paging, the time window, and bad parameters.
 import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -79,7 +79,7 @@ describe.each(KINDS)('access to %s by id', (kind) => {
       expect(response.statusCode, who).toBe(200);
       bodies.push(response.json());
     }
-    // The owner's token also sees a post's deliveries (API.md "Objects"); otherwise the same object.
+    // The owner's token also sees a post's deliveries (docs/api.md "Objects"); otherwise the same object.
     const shared = bodies.map((body) => {
       const { deliveries: _own, ...rest } = body as Record<string, unknown>;
       return JSON.stringify(rest);

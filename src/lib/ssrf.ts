@@ -1,4 +1,4 @@
-// Outbound HTTP that only reaches public addresses (API.md "Services and groups": "Outbound
+// Outbound HTTP that only reaches public addresses (docs/api.md "Services and groups": "Outbound
 // requests go only to public addresses unless the operator allows others (no SSRF)").
 //
 // The check runs on the address a socket actually connects to: a DNS lookup hook inside the

@@ -1,4 +1,4 @@
-// The API speaks Unix epoch seconds with a fractional part (API.md "General rules"); the
+// The API speaks Unix epoch seconds with a fractional part (docs/api.md "General rules"); the
 // database stores integer milliseconds, so keyset comparisons are exact.
 
 export function nowMs(): number {

@@ -1,4 +1,4 @@
-// Other representations of a page of locations (API.md "Collections"): GeoJSON (RFC 7946) and
+// Other representations of a page of locations (docs/api.md "Collections"): GeoJSON (RFC 7946) and
 // GPX 1.1, chosen by `format` or by `Accept`.
 import type { FastifyRequest } from 'fastify';
 import { BaseBuilder, buildGPX } from 'gpx-builder';

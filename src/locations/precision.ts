@@ -1,4 +1,4 @@
-// Public locations are served at the owner's `public_location_precision_m` (API.md "Objects").
+// Public locations are served at the owner's `public_location_precision_m` (docs/api.md "Objects").
 // Rounding to a fixed grid, not random jitter: the same point always gives the same answer, so
 // reading it many times and averaging recovers nothing.
 

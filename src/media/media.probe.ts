@@ -52,7 +52,7 @@ function zoneOffsetMs(timeZone: string, instant: number): number {
  * EXIF DateTimeOriginal is the camera's wall clock, without a zone. Its own offset
  * (OffsetTimeOriginal, EXIF 2.31) decides when present; otherwise the owner's time zone
  * setting. Read as strings: exifr would revive them as Dates in this process's zone
- * (DESIGN.md pitfall).
+ * (docs/design.md "Pitfalls").
  */
 export function exifTimeMs(dateTime: unknown, offset: unknown, timeZone: string): number | null {
   if (typeof dateTime !== 'string') return null;

@@ -1,4 +1,4 @@
-// Media files on disk, by content hash (DESIGN.md "Data model"): an upload is streamed to a
+// Media files on disk, by content hash (docs/design.md "Data model"): an upload is streamed to a
 // temporary file while it is hashed, flushed to disk (fsync), then renamed to its final name,
 // so a final name never holds half a file. The database row is committed after the rename.
 import { createHash } from 'node:crypto';

@@ -4,7 +4,7 @@
 // tokens) are opaque random strings that oidc-provider uses as the model id AND copies into the
 // payload as `jti`. We store sha256(id) as the key and drop `jti` from the stored payload;
 // find() hashes the presented value and puts it back. A copy of the table holds no usable token
-// (DESIGN.md: "Access tokens, refresh tokens, codes and session ids are stored hashed").
+// (docs/design.md "Data model": bearer values are stored only as hashes).
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import type { Db } from '../db/database.ts';
 import { sha256Hex } from '../lib/crypto.ts';

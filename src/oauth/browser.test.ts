@@ -11,7 +11,7 @@ import { listeningTestApp } from '../../test/server.ts';
 import { addClient } from './clients.logic.ts';
 import { PERMISSIONS } from './permissions.ts';
 
-// DESIGN.md: how Chromium runs on these machines.
+// docs/design.md "Pitfalls": how Chromium runs on these machines.
 const CHROMIUM = {
   executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
   args: [

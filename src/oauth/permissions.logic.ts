@@ -1,4 +1,4 @@
-// GET /permissions and DELETE /permissions/<permission> (API.md "Permissions").
+// GET /permissions and DELETE /permissions/<permission> (docs/api.md "Permissions").
 import type Provider from 'oidc-provider';
 import type { Db } from '../db/database.ts';
 import type { Auth } from '../http/auth.ts';

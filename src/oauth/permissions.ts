@@ -1,4 +1,4 @@
-// The permission catalogue: every OAuth2 scope the service defines (API.md "Permissions").
+// The permission catalogue: every OAuth2 scope the service defines (docs/api.md "Permissions").
 // The one source for the OAuth server's scopes, the consent page, GET /permissions, GET /info
 // and the OpenAPI security scheme.
 

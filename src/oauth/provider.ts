@@ -67,7 +67,7 @@ function configuration(config: Config, db: Db): Configuration {
     },
     clientAuthMethods: ['none', 'client_secret_basic'],
     // The one hook that sees a registration with defaults applied and may reshape it: dynamic
-    // registration is for public clients only (API.md), and they get no useless secret.
+    // registration is for public clients only (docs/api.md), and they get no useless secret.
     extraClientMetadata: {
       properties: ['software_id', 'software_version'],
       validator(ctx, key, _value, metadata) {
@@ -149,7 +149,7 @@ function configuration(config: Config, db: Db): Configuration {
       if (!client) return undefined;
       // 1. the grant the consent page just made, 2. the one this browser session remembers,
       // 3. one this account gave the client earlier (another browser): a person who already
-      // granted the same permissions is not asked again (issue 3).
+      // granted the same permissions is not asked again.
       const grantId =
         (result?.consent as { grantId?: string } | undefined)?.grantId ??
         session?.grantIdFor(client.clientId) ??

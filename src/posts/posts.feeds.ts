@@ -1,4 +1,4 @@
-// Public posts as feeds (API.md "Collections"), so a feed reader can follow a person: Atom
+// Public posts as feeds (docs/api.md "Collections"), so a feed reader can follow a person: Atom
 // (RFC 4287) and JSON Feed, written by the `feed` library.
 import type { FastifyRequest } from 'fastify';
 import { Feed } from 'feed';

@@ -26,7 +26,7 @@ export interface Post {
   deliveries?: Delivery[];
 }
 
-/** What delivering a new post needs from configuration (issue 5). */
+/** What delivering a new post needs from configuration. */
 export interface DeliveryOptions {
   /** Where posts live, for the link sent with each post. */
   baseUrl: string;
@@ -87,7 +87,7 @@ export async function listPosts(db: Db, ctx: ListContext<PostsParams>): Promise<
   const precision = await precisionFor(db, ctx.owner.id, result.rows);
   const media = await publicMediaOf(db, ctx.owner.id, result.rows);
   if (!ctx.byOwner) return pageOf(result, (row) => toPost(row, ctx.owner.username, precision, media));
-  // The owner's own collections show each post's deliveries (API.md "Objects").
+  // The owner's own collections show each post's deliveries (docs/api.md "Objects").
   const deliveries = await deliveriesForPosts(
     db,
     ctx.owner.id,
@@ -109,7 +109,7 @@ export async function getPost(db: Db, id: string, auth: Auth | undefined): Promi
 }
 
 /**
- * POST /posts (API.md "POST /posts"): stores the post in the caller's collection and, in the
+ * POST /posts (docs/api.md "Writing"): stores the post in the caller's collection and, in the
  * same transaction, one pending delivery and one job per distinct service of the groups.
  */
 export async function createPost(db: Db, userId: string, input: NewPost, delivery: DeliveryOptions): Promise<Post> {

@@ -56,7 +56,7 @@ export async function postsRoutes(fastify: FastifyInstance, options: PostsRoutes
           "Stores the post in the caller's collection and delivers it to every service of the given groups. " +
           '`groups: []` delivers it nowhere. 202 with `Location` and the post object. Anything invalid (text empty ' +
           'or over 5000 characters after trimming, an unknown group or medium, an extra field, a body that is not ' +
-          'JSON) is 400 with the reason; a token without `create_post` is 401 (SPEC.md). With an ' +
+          'JSON) is 400 with the reason; a token without `create_post` is 401 (the specification, docs/api.md). With an ' +
           '`Idempotency-Key` header, a retry with the same key and body gets the first response again ' +
           '(`Idempotent-Replayed: true`) and no second post; the same key with another body is 422; a retry ' +
           'while the first is still running is 409. Keys are remembered for 24 hours.',

@@ -129,7 +129,7 @@ describe('POST /posts', () => {
     expect((await post({ text: 'photo', groups: [], media_ids: [theirs] })).statusCode).toBe(400);
   });
 
-  it('401 without create_post (SPEC.md), with or without a token', async () => {
+  it('401 without create_post (the specification, docs/api.md), with or without a token', async () => {
     const lacking = await post({ text: 'hi', groups: [] }, reader);
     expect(lacking.statusCode).toBe(401);
     expect(lacking.headers['www-authenticate']).toBe(

@@ -1,5 +1,5 @@
 // Sending a post to the services of the chosen groups. `enqueueDeliveries` runs inside the
-// transaction that stores the post (the outbox: DESIGN.md "Data model"): the post, one
+// transaction that stores the post (the outbox: docs/design.md "Data model"): the post, one
 // `pending` delivery per distinct service, and one job per delivery commit together or not at all.
 import type { Db } from '../db/database.ts';
 import { badRequest, type FieldError } from '../http/errors.ts';
@@ -40,7 +40,7 @@ export function toDelivery(row: DeliveryRow): Delivery {
 
 /**
  * What is wrong with `groups` of a POST /posts body: they must be distinct ids of the caller's
- * own groups (API.md "POST /posts"). An unknown and a foreign group get the same message, so a
+ * own groups (docs/api.md "Writing"). An unknown and a foreign group get the same message, so a
  * foreign id reveals nothing.
  */
 export async function groupErrors(db: Db, userId: string, groupIds: readonly string[]): Promise<FieldError[]> {

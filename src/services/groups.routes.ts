@@ -1,5 +1,5 @@
 // /services/groups: named sets of services a post is sent to. Reading needs get_services,
-// changing needs manage_groups (API.md "Permissions").
+// changing needs manage_groups (docs/api.md "Permissions").
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';

@@ -1,7 +1,7 @@
 // The Idempotency-Key header (IETF draft-ietf-httpapi-idempotency-key-header): a retried
 // request with the same key and body gets the first response again instead of doing the work
 // twice; the same key with another body is 422; a retry while the first is still running is
-// 409. Records live in the database, so any API process can answer (DESIGN.md "Growing past
+// 409. Records live in the database, so any API process can answer (docs/design.md "Growing past
 // one machine"), and the response is stored in the same transaction as the work it describes.
 import { createHash } from 'node:crypto';
 import type { Db } from '../db/database.ts';

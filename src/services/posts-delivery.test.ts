@@ -1,5 +1,5 @@
 // POST /posts as the services see it: groups expanded to deliveries in the post's transaction,
-// every 400 case API.md lists, 401, Idempotency-Key, and the owner's view of deliveries.
+// every 400 case docs/api.md lists, 401, Idempotency-Key, and the owner's view of deliveries.
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, countRows, createTestUser, type TestApp } from '../../test/helpers.ts';

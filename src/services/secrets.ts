@@ -1,5 +1,5 @@
 // Service secrets at rest: AES-256-GCM with a key derived for this purpose only from the
-// server's secret key (DESIGN.md "Data model"). The service id is the additional authenticated
+// server's secret key (docs/design.md "Data model"). The service id is the additional authenticated
 // data, so a ciphertext copied onto another row does not decrypt.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { deriveKey } from '../lib/crypto.ts';

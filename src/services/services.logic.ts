@@ -182,7 +182,7 @@ function notPublishing(path: string, type: string) {
 }
 
 /**
- * Deletes a service: it leaves its groups and its pending deliveries are cancelled (API.md
+ * Deletes a service: it leaves its groups and its pending deliveries are cancelled (docs/api.md
  * "Services and groups"); deliveries already made keep their record.
  */
 export async function deleteService(db: Db, userId: string, id: string): Promise<void> {

@@ -1,4 +1,4 @@
-// /services and /services/groups (SPEC.md "Service", API.md "Services and groups").
+// /services and /services/groups (docs/api.md "Services and groups").
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';

@@ -1,4 +1,4 @@
-// The settings object of GET/POST /settings (API.md "Objects": settings): the item settings of
+// The settings object of GET/POST /settings (docs/api.md "Objects": settings): the item settings of
 // settings.logic.ts (which item code reads) plus the profile fields that live on the user row
 // and show in GET /users/<username>.
 import type { Db } from '../db/database.ts';
@@ -9,7 +9,7 @@ import { nowMs } from '../lib/time.ts';
 import { findUserById, updateProfileRow, type UserRow } from '../users/users.repo.ts';
 import { getSettings, isTimeZone, updateSettings, type Settings } from './settings.logic.ts';
 
-/** The settings object of the API (API.md "Objects": settings), in its field names. */
+/** The settings object of the API (docs/api.md "Objects": settings), in its field names. */
 export interface SettingsObject {
   default_scopes: { posts: ScopeValue; media: ScopeValue; locations: ScopeValue };
   timezone: string;

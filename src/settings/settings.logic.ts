@@ -1,4 +1,4 @@
-// A person's settings that items depend on (API.md "Objects": settings). A user without a row
+// A person's settings that items depend on (docs/api.md "Objects": settings). A user without a row
 // has the defaults below; the row is written on the first change. GET/POST /settings (and
 // display_name, bio, which live on the user) build on these two functions.
 import type { Db } from '../db/database.ts';
@@ -17,7 +17,7 @@ export interface Settings {
 }
 
 /**
- * The defaults. Posts are written to be read: public. Locations are private (API.md: "locations
+ * The defaults. Posts are written to be read: public. Locations are private (docs/api.md: "locations
  * default to private"), and so are media: a photo carries where and when it was taken, so
  * publishing one should be a choice, not an accident. 1000 m hides the house, not the town.
  */

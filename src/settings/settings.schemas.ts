@@ -1,4 +1,4 @@
-// The settings object (API.md "Objects": settings). Default scopes are one nested object,
+// The settings object (docs/api.md "Objects": settings). Default scopes are one nested object,
 // `default_scopes: {posts, media, locations}`, rather than three flat fields: it reads as what
 // it is, one choice per kind, and a partial change names only the kinds it changes.
 import { Type } from 'typebox';

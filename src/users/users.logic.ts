@@ -115,7 +115,7 @@ export async function authenticate(db: Db, username: string, password: string): 
   return row && ok ? userFromRow(row) : undefined;
 }
 
-/** The public profile (API.md "Objects": user). */
+/** The public profile (docs/api.md "Objects": user). */
 export interface PublicProfile {
   username: string;
   display_name: string;

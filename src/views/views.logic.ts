@@ -1,9 +1,9 @@
-// Views: saved queries over one person's items (API.md "Objects": view). The access rule,
+// Views: saved queries over one person's items (docs/api.md "Objects": view). The access rule,
 // for every view route (docs/api-views.md):
 //
 // - Seeing a view. A public view is anyone's to read, token or not, and shows only public
 //   items, even to its owner. A private view, and the private items in it, are for its owner's
-//   token holding `get_views` and `get_private_scope` (API.md: `get_private_scope` reads
+//   token holding `get_views` and `get_private_scope` (docs/api.md: `get_private_scope` reads
 //   "private views"): no token is 401, the owner's token without one of the two is 401
 //   `insufficient_scope` naming it, another person's token gets the same 404 as a missing id,
 //   exactly as for a private item by id.

@@ -1,4 +1,4 @@
-// The view object (API.md "Objects": view): a saved query over one person's items.
+// The view object (docs/api.md "Objects": view): a saved query over one person's items.
 import { Type } from 'typebox';
 import { collectionQuery, ScopeSchema } from '../items/items.schemas.ts';
 import { BBOX_RULES } from '../locations/locations.schemas.ts';

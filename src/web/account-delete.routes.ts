@@ -1,4 +1,4 @@
-// Deleting one's own account from the web (issue 19): a page that says what goes, and a form
+// Deleting one's own account from the web: a page that says what goes, and a form
 // that takes the password again (counted against the sign-in limits, like a sign-in) and a CSRF
 // token like every form here. The deletion itself is the one `waypost user delete` runs.
 import formbody from '@fastify/formbody';

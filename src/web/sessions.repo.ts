@@ -1,5 +1,5 @@
 // SQL for web sessions. They live in the database, so several processes
-// share them (DESIGN.md "Growing past one machine").
+// share them (docs/design.md "Growing past one machine").
 import type { Db } from '../db/database.ts';
 
 export async function insertSession(

@@ -1,7 +1,7 @@
-// Posts, media and locations: the items, each public or private (SPEC.md "States"), and the
+// Posts, media and locations: the items, each public or private (docs/api.md "Scopes and who sees what"), and the
 // per-user settings that choose the default scope of new items.
 //
-// DESIGN.md "Data model": every item table leads with user_id; each has the two indexes the
+// docs/design.md "Data model": every item table leads with user_id; each has the two indexes the
 // collections page through by keyset, (user_id, scope, time, id) for the public/private
 // collections and (user_id, time, id) for the owner's merged views. The primary key is the id
 // alone: GET /<kind>/id/<id> looks an object up without knowing its owner.

@@ -1,4 +1,4 @@
-// Services, service groups, deliveries, the job queue and idempotency records (issue 5).
+// Services, service groups, deliveries, the job queue and idempotency records.
 // Portable DDL: booleans are integers 0/1 (better-sqlite3 binds no booleans), times are
 // bigint milliseconds, JSON is text.
 import type { Kysely } from 'kysely';
@@ -39,7 +39,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .columns(['user_id', 'created_at', 'id'])
     .execute();
 
-  // Deleting a service or a group removes its memberships (API.md: "Deleting a service removes
+  // Deleting a service or a group removes its memberships (docs/api.md: "Deleting a service removes
   // it from its groups").
   await db.schema
     .createTable('service_group_members')
@@ -99,7 +99,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.createIndex('jobs_ref').on('jobs').column('ref').execute();
 
   // Idempotency-Key records live in the database so any API process can answer a retry
-  // (DESIGN.md "Growing past one machine").
+  // (docs/design.md "Growing past one machine").
   await db.schema
     .createTable('idempotency_keys')
     .addColumn('user_id', 'text', (col) => col.notNull())

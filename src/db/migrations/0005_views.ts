@@ -1,4 +1,4 @@
-// Views: saved queries over a person's items (API.md "Objects": view). `kinds` and `filters`
+// Views: saved queries over a person's items (docs/api.md "Objects": view). `kinds` and `filters`
 // are JSON: they are read whole with the view and never searched by the database.
 import { sql, type Kysely } from 'kysely';
 

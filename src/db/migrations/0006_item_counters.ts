@@ -1,5 +1,5 @@
 // What the database keeps about a person's items on the person's own row, written by triggers
-// so that no code path can forget it (the same idea as the one scope rule, STYLE.md 7):
+// so that no code path can forget it (the same idea as the one scope rule, docs/conventions.md 7):
 //
 // - `items_version` goes up in the same transaction as every insert, update or delete of a
 //   public item of the person (public before or after), and every change of the precision

@@ -1,4 +1,4 @@
-// Trackers (issue 17): a service that brings points in has an ingest token. Only its SHA-256
+// Trackers: a service that brings points in has an ingest token. Only its SHA-256
 // is kept, like OAuth tokens (src/lib/crypto.ts); null for services that take no points.
 // The ingest URL names the service, so the hash is read by the service's primary key and
 // needs no index of its own.

@@ -1,4 +1,4 @@
-// Indexes for taking a person's data out and deleting it (issue 19, docs/data-ownership.md):
+// Indexes for taking a person's data out and deleting it (docs/data-ownership.md):
 //
 // - `media_sha256`: a medium's file is stored once per content hash and may be shared by several
 //   media rows of any account; deleting a row asks whether any other row still has the hash.

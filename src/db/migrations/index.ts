@@ -1,5 +1,5 @@
 // Every migration, in order. Append-only: a migration that has landed is never edited
-// (STYLE.md 9); a change is a new entry. Kysely runs them by name, in this order.
+// (docs/conventions.md 9); a change is a new entry. Kysely runs them by name, in this order.
 import type { Migration } from 'kysely/migration';
 import * as m0001 from './0001_users.ts';
 import * as m0002 from './0002_oauth.ts';

@@ -1,4 +1,4 @@
-// The one interface every outside service is reached through (STYLE.md 11). A connector knows
+// The one interface every outside service is reached through (docs/conventions.md 11). A connector knows
 // its configuration (which fields are secrets) and what it does: publish a post, or take the
 // points a tracker app sends (`ingest`, src/services/connectors/tracker.ts), or both. The
 // worker, the routes and the storage know nothing about any particular type.

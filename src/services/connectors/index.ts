@@ -1,5 +1,5 @@
 // The registry: every service type and its connector. A new type is one file and one line.
-// `feed` (API.md) imports items; it comes with the import side.
+// `feed` (docs/api.md) imports items; it comes with the import side.
 import type { Connector } from './connector.ts';
 import { gpslogger } from './gpslogger.ts';
 import { mastodon } from './mastodon.ts';

@@ -1,4 +1,4 @@
-// What the tracker types share (issue 17, docs/trackers.md): the one small interface a
+// What the tracker types share (docs/trackers.md): the one small interface a
 // protocol parser fills, and the checks every point passes, with the same ranges as
 // `POST /locations` (src/locations/locations.ingest.ts).
 import { Type, type TSchema } from 'typebox';
