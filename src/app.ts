@@ -130,7 +130,7 @@ export async function buildApp({ config, database, logger, onJobsQueued }: AppDe
   await app.register(auth, { resolve: cachedBearerResolver(db, bearerResolver(provider)) });
   await app.register(providerRoutes, { provider, baseUrl: config.baseUrl });
   await app.register(interactionRoutes, { provider, db, config });
-  await app.register(housekeeping, { db });
+  await app.register(housekeeping, { db, jobRetentionDays: config.jobRetentionDays });
   await app.register(permissionsRoutes, { provider, db });
   await app.register(healthRoutes, { database });
   await app.register(usersRoutes, { db, baseUrl: config.baseUrl });

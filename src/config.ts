@@ -105,6 +105,10 @@ export interface Config {
    * jobs come back after this). `WAYPOST_JOB_LEASE_SECONDS`, default 60; outbound requests time
    * out well before it. */
   jobLeaseSeconds: number;
+  /** How long a job that ended (done, failed, cancelled) is kept before housekeeping deletes it,
+   * in days. `WAYPOST_JOB_RETENTION_DAYS`, default 7; from 1 to 3650. A delivery's own status
+   * stays on the post; the job row only records how it was run. */
+  jobRetentionDays: number;
   /** Attempts per delivery, the first included, before it is marked failed.
    * `WAYPOST_DELIVERY_MAX_ATTEMPTS`, default 8. */
   deliveryMaxAttempts: number;
@@ -282,6 +286,7 @@ export function loadConfig(env: Env = process.env): Config {
     inlineWorker: boolean(env, 'WAYPOST_INLINE_WORKER', true),
     workerConcurrency: integer(env, 'WAYPOST_WORKER_CONCURRENCY', 4, 1, 256),
     jobLeaseSeconds: integer(env, 'WAYPOST_JOB_LEASE_SECONDS', 60, 5, 86_400),
+    jobRetentionDays: integer(env, 'WAYPOST_JOB_RETENTION_DAYS', 7, 1, 3650),
     deliveryMaxAttempts: integer(env, 'WAYPOST_DELIVERY_MAX_ATTEMPTS', 8, 1, 100),
     retryBaseSeconds: integer(env, 'WAYPOST_RETRY_BASE_SECONDS', 15, 1, 86_400),
     retryMaxSeconds: integer(env, 'WAYPOST_RETRY_MAX_SECONDS', 3600, 1, 7 * 86_400),

@@ -127,3 +127,13 @@ export async function cancelJobs(db: Db, kind: string, refs: readonly string[], 
 export function findJob(db: Db, id: string): Promise<JobRow | undefined> {
   return db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirst();
 }
+
+/** Deletes jobs that ended (done, failed or cancelled) before `before`; queued and running ones stay. */
+export async function purgeEndedJobs(db: Db, before: number): Promise<number> {
+  const result = await db
+    .deleteFrom('jobs')
+    .where('status', 'in', ['done', 'failed', 'cancelled'])
+    .where('updated_at', '<', before)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

@@ -52,3 +52,9 @@ export async function deletePendingKey(db: Db, key: KeyOf): Promise<void> {
     .where('response', 'is', null)
     .execute();
 }
+
+/** Deletes records whose time is over: a retry after that is a new request. */
+export async function purgeExpiredKeys(db: Db, now: number): Promise<number> {
+  const result = await db.deleteFrom('idempotency_keys').where('expires_at', '<=', now).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
