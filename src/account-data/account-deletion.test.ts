@@ -130,6 +130,7 @@ describe('deleting an account on /account', () => {
     );
     const wrong = await browser.request(`${t.baseUrl}/account/delete`, { form: { csrf: form.csrf, password: 'nope' } });
     expect(wrong.status).toBe(401);
+    expect(await wrong.text()).toContain('The password is wrong.');
     expect(await t.database.db.selectFrom('users').select('id').where('id', '=', person.id).execute()).toHaveLength(1);
 
     const before = await everyRow();

@@ -87,7 +87,10 @@ export async function accountDeleteRoutes(
     const password = String(request.body?.password ?? '');
     const result = await signIn(db, limits, user.username, password, signInClient(request));
     if (!result.ok || result.user.id !== user.id) {
-      const { status, headers, error } = signInRefusal(result.ok ? { ok: false, reason: 'invalid' } : result);
+      const refusal = signInRefusal(result.ok ? { ok: false, reason: 'invalid' } : result);
+      const { status, headers } = refusal;
+      // Only the password is asked here, so the refusal names only it.
+      const error = status === 401 ? 'The password is wrong.' : refusal.error;
       return send(
         reply.headers(headers),
         status,
