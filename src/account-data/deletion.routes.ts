@@ -1,12 +1,12 @@
 // Deleting items through the API: one post, medium or location by id, and a time
 // range of locations. Each needs the kind's write permission; the rules for another person's
 // item and for private items are in deletion.logic.ts and in each route's description.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/database.ts';
-import { badRequest } from '../http/errors.ts';
+import { rejectEmptyNumbers } from '../http/empty-numbers.ts';
 import { problems } from '../http/schemas.ts';
 import type { ItemTable } from '../items/items.repo.ts';
 import { IdParams, ScopeSchema, TIME_LIMIT_S } from '../items/items.schemas.ts';
@@ -43,17 +43,7 @@ const RangeQuery = Type.Object(
   { additionalProperties: false },
 );
 
-/** Ajv coerces `?since_time=` to 0 (1970): an empty value is a 400, as on the collections. */
-async function emptyTimesAre400(request: FastifyRequest) {
-  const query = request.query as Record<string, unknown>;
-  const empty = (['since_time', 'until_time'] as const).filter((name) => query[name] === '');
-  if (empty.length > 0) {
-    throw badRequest(
-      `${empty.join(', ')} must be a number, not empty.`,
-      empty.map((name) => ({ path: `querystring/${name}`, message: 'must be a number' })),
-    );
-  }
-}
+const emptyTimesAre400 = rejectEmptyNumbers(['since_time', 'until_time']);
 
 export async function deletionRoutes(fastify: FastifyInstance, { db, config }: { db: Db; config: Config }) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();

@@ -9,7 +9,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type TObject } from 'typebox';
 import type { Db } from '../db/database.ts';
 import type { Auth } from '../http/auth.ts';
-import { badRequest } from '../http/errors.ts';
+import { rejectEmptyNumbers } from '../http/empty-numbers.ts';
 import { problems } from '../http/schemas.ts';
 import { UsernameParams } from '../users/users.schemas.ts';
 import { nextLink, ownerByUsername, type CollectionParams, type Page, type Scope } from './items.logic.ts';
@@ -60,22 +60,7 @@ export interface Streamed {
   body: NodeJS.ReadableStream;
 }
 
-const NUMERIC_PARAMS = ['count', 'since_time', 'until_time'] as const;
-
-/**
- * Ajv coerces an empty string to 0 (`?since_time=` would mean 1970); an empty value is not a
- * number, so it is a 400 like any other (docs/api.md "Collections").
- */
-async function emptyNumbersAre400(request: FastifyRequest) {
-  const query = request.query as Record<string, unknown>;
-  const empty = NUMERIC_PARAMS.filter((name) => query[name] === '');
-  if (empty.length > 0) {
-    throw badRequest(
-      `${empty.join(', ')} must be a number, not empty.`,
-      empty.map((name) => ({ path: `querystring/${name}`, message: 'must be a number' })),
-    );
-  }
-}
+const emptyNumbersAre400 = rejectEmptyNumbers(['count', 'since_time', 'until_time']);
 
 export function registerItemReads<Q extends CollectionParams, T>(
   app: FastifyInstance,

@@ -8,6 +8,7 @@ import type { Config } from '../config.ts';
 import type { Db } from '../db/database.ts';
 import { findUserById } from '../users/users.repo.ts';
 import { html } from '../web/html.ts';
+import { sendHtml as sendPage } from '../web/replies.ts';
 import {
   csrfToken,
   csrfValid,
@@ -49,7 +50,7 @@ function sendHtml(reply: FastifyReply, status: number, body: string, redirectUri
   if (source && typeof csp === 'string') {
     void reply.header('content-security-policy', csp.replace("form-action 'self'", `form-action 'self' ${source}`));
   }
-  return reply.code(status).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(body);
+  return sendPage(reply, status, body);
 }
 
 export async function interactionRoutes(app: FastifyInstance, { provider, db, config }: Deps) {

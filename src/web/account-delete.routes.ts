@@ -9,6 +9,7 @@ import type { Database } from '../db/database.ts';
 import { mediaStorage } from '../media/media.storage.ts';
 import { findUserById } from '../users/users.repo.ts';
 import { html, page, type Html } from './html.ts';
+import { seeOther, sendHtml } from './replies.ts';
 import {
   csrfToken,
   csrfValid,
@@ -23,13 +24,8 @@ import { signInLimits } from './sign-in-limits.logic.ts';
 
 type Form = { Body: { password?: string; csrf?: string } | undefined };
 
-function send(reply: FastifyReply, status: number, title: string, body: Html) {
-  return reply
-    .code(status)
-    .type('text/html; charset=utf-8')
-    .header('cache-control', 'no-store')
-    .send(page(title, body));
-}
+const send = (reply: FastifyReply, status: number, title: string, body: Html) =>
+  sendHtml(reply, status, page(title, body));
 
 function deleteForm(username: string, csrf: string, error?: string): Html {
   return html`<h1>Delete your account</h1>
@@ -64,7 +60,7 @@ export async function accountDeleteRoutes(
     const userId = await sessionUserId(db, request);
     return userId ? findUserById(db, userId) : undefined;
   };
-  const toAccount = (reply: FastifyReply) => reply.code(303).header('cache-control', 'no-store').redirect('/account');
+  const toAccount = (reply: FastifyReply) => seeOther(reply, '/account');
 
   app.get('/account/delete', hide, async (request, reply) => {
     const user = await signedIn(request);

@@ -9,6 +9,7 @@ import { deleteProviderSessions } from '../oauth/oauth.repo.ts';
 import { signInPage } from '../oauth/pages.ts';
 import { findUserById } from '../users/users.repo.ts';
 import { html, page, type Html } from './html.ts';
+import { seeOther, sendHtml } from './replies.ts';
 import {
   csrfToken,
   csrfValid,
@@ -24,11 +25,7 @@ import { signInLimits } from './sign-in-limits.logic.ts';
 
 type Form = { Body: { username?: string; password?: string; csrf?: string } | undefined };
 
-function send(reply: FastifyReply, status: number, body: string) {
-  return reply.code(status).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(body);
-}
-
-const seeOther = (reply: FastifyReply, to: string) => reply.code(303).header('cache-control', 'no-store').redirect(to);
+const send = sendHtml;
 
 export async function accountRoutes(app: FastifyInstance, { db, config }: { db: Db; config: Config }) {
   await app.register(formbody);

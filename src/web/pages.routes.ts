@@ -1,5 +1,6 @@
 // The pages a person sees before any app is involved: the home page, first-run setup and,
 // when the operator opens it, self-registration.
+import { sendHtml } from './replies.ts';
 import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Config } from '../config.ts';
@@ -18,13 +19,8 @@ interface AccountForm {
   token?: string;
 }
 
-function sendPage(reply: FastifyReply, status: number, title: string, body: Html) {
-  return reply
-    .code(status)
-    .type('text/html; charset=utf-8')
-    .header('cache-control', 'no-store')
-    .send(page(title, body));
-}
+const sendPage = (reply: FastifyReply, status: number, title: string, body: Html) =>
+  sendHtml(reply, status, page(title, body));
 
 function accountForm(action: string, form: AccountForm, error?: string, hidden?: Html): Html {
   return html` ${error ? html`<p class="error" role="alert">${error}</p>` : ''}
