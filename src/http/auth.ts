@@ -12,7 +12,7 @@
 // A token in the query string (RFC 6750 2.3) is never read: RFC 9700 2.4 advises against it.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import type { Permission } from '../oauth/permissions.ts';
+import type { Permission } from './permissions.ts';
 import { AppError } from './errors.ts';
 
 /** What an access token stands for: whose it is, through which grant, and what it allows now. */

@@ -2,9 +2,9 @@ import type { Db } from '../db/database.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import { AppError, badRequest, notFound, type FieldError, invalid } from '../http/errors.ts';
 import { newId } from '../lib/ids.ts';
-import { feedUrls } from '../posts/posts.feeds.ts';
 import { msToSeconds, nowMs } from '../lib/time.ts';
 import { decoyHash, hashPassword, verifyPassword } from './passwords.ts';
+import { feedUrls } from './public-urls.ts';
 import {
   findUserByUsername,
   insertUser,
