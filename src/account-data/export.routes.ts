@@ -9,7 +9,7 @@ import { requirePermission, unauthorized } from '../http/auth.ts';
 import { problems } from '../http/schemas.ts';
 import { ownerById } from '../items/items.logic.ts';
 import { mediaStorage } from '../media/media.storage.ts';
-import { sessionUserId } from '../web/sessions.logic.ts';
+import { sessionUserId } from '../account/sessions.logic.ts';
 import { exportArchive } from './export.logic.ts';
 
 /**

@@ -106,7 +106,7 @@ export function csrfValid(request: FastifyRequest, baseUrl: string, secretKey: B
   return typeof token === 'string' && cookie !== undefined && safeEqual(token, csrfFor(secretKey, cookie));
 }
 
-// --- sign-in, with the limits of src/web/sign-in-limits.logic.ts.
+// --- sign-in, with the limits of src/account/sign-in-limits.logic.ts.
 
 export const DEVICE_COOKIE = 'wp_device';
 export const DEVICE_TTL_SECONDS = 365 * 24 * 60 * 60;
