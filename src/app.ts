@@ -35,6 +35,7 @@ import { servicesRoutes } from './services/services.routes.ts';
 import { trackersRoutes } from './services/trackers.routes.ts';
 import { settingsRoutes } from './settings/settings.routes.ts';
 import { usersRoutes } from './users/users.routes.ts';
+import { browserSessions } from './account/sessions.logic.ts';
 import { signInRoutes } from './account/sign-in.routes.ts';
 import { accountDeleteRoutes } from './web/account-delete.routes.ts';
 import { accountRoutes } from './web/account.routes.ts';
@@ -129,7 +130,10 @@ export async function buildApp({ config, database, logger, onJobsQueued }: AppDe
   const { db } = database;
   const provider = createProvider(config, db, app.log);
   app.decorate('oauthProvider', provider);
-  await app.register(auth, { resolve: cachedBearerResolver(db, bearerResolver(provider)) });
+  await app.register(auth, {
+    resolve: cachedBearerResolver(db, bearerResolver(provider)),
+    session: browserSessions(db, config.baseUrl, config.secretKey),
+  });
   await app.register(providerRoutes, { provider, baseUrl: config.baseUrl });
   await app.register(interactionRoutes, { provider, db, config });
   await app.register(housekeeping, { db, jobRetentionDays: config.jobRetentionDays });
