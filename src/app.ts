@@ -41,6 +41,9 @@ import { accountDeleteRoutes } from './web/account-delete.routes.ts';
 import { accountRoutes } from './web/account.routes.ts';
 import { viewsRoutes } from './views/views.routes.ts';
 import { pagesRoutes } from './web/pages.routes.ts';
+import { assetRoutes } from './web/assets.ts';
+import { webAppRoutes } from './web/app.routes.ts';
+import { APP_PAGES } from './web/registry.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -144,6 +147,8 @@ export async function buildApp({ config, database, logger, onJobsQueued }: AppDe
   // Signing out also ends the authorization server's own sign-in memory, so /oauth/authorize asks again.
   await app.register(signInRoutes, { db, config, onSignOut: (userId) => deleteProviderSessions(db, userId) });
   await app.register(accountRoutes, { db, config });
+  await app.register(assetRoutes);
+  await app.register(webAppRoutes, { db, config, pages: APP_PAGES });
   await app.register(accountDeleteRoutes, { database, config });
   await app.register(postsRoutes, {
     db,
