@@ -94,14 +94,8 @@ function postEntry(post: PostObject, media: Map<string, MediumObject>, timezone:
       }
     </div>
     <div class="actions">
-      <button
-        type="button"
-        class="secondary small"
-        data-change="/posts/id/${post.id}"
-        data-scope="${other}"
-        aria-label="Make this post ${other}"
-      >
-        Make ${other}
+      <button type="button" class="secondary small" data-change="/posts/id/${post.id}" data-scope="${other}">
+        Make ${other}<span class="visually-hidden"> this post</span>
       </button>
       <button
         type="button"
