@@ -53,3 +53,7 @@ export const PROBLEMS = {
 export type ProblemCode = keyof typeof PROBLEMS;
 
 export const statusOf = (code: ProblemCode): number => PROBLEMS[code][0];
+
+export function isProblemCode(code: unknown): code is ProblemCode {
+  return typeof code === 'string' && Object.hasOwn(PROBLEMS, code);
+}
