@@ -72,7 +72,7 @@ const KEPT_BATCH_MAX = 1000;
  * until it has found `count + 1` rows to keep or has none left, so which rows a page holds,
  * `more` and the last key depend only on the rows kept, never on the ones `keeps` dropped.
  * For a filter SQL cannot say as the application does (public places, rounded:
- * src/locations/bbox.ts), with a SQL filter that holds every row to keep and few others.
+ * src/items/box.ts), with a SQL filter that holds every row to keep and few others.
  */
 export async function selectKeptPage<T extends ItemTable>(
   db: Db,

@@ -5,6 +5,7 @@ import type { Db } from '../db/database.ts';
 import type { ScopeValue } from '../db/schema.ts';
 import { badRequest, type FieldError } from '../http/errors.ts';
 import { nowMs } from '../lib/time.ts';
+import { PRECISION_DEFAULT_M, PRECISION_MAX_M } from '../privacy/places.ts';
 import { findSettingsRow, upsertSettingsRow, type SettingsRow } from './settings.repo.ts';
 
 export interface Settings {
@@ -19,15 +20,13 @@ export interface Settings {
 /**
  * The defaults. Posts are written to be read: public. Locations are private (docs/api.md: "locations
  * default to private"), and so are media: a photo carries where and when it was taken, so
- * publishing one should be a choice, not an accident. 1000 m hides the house, not the town.
+ * publishing one should be a choice, not an accident. The precision: src/privacy/places.ts.
  */
 export const DEFAULT_SETTINGS: Settings = {
   defaultScopes: { posts: 'public', media: 'private', locations: 'private' },
   timezone: 'UTC',
-  publicLocationPrecisionM: 1000,
+  publicLocationPrecisionM: PRECISION_DEFAULT_M,
 };
-
-export const PRECISION_MAX_M = 100_000;
 
 function fromRow(row: SettingsRow): Settings {
   return {

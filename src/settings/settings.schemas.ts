@@ -4,7 +4,7 @@
 import { Type } from 'typebox';
 import { ScopeSchema } from '../items/items.schemas.ts';
 import { BIO_MAX, DISPLAY_NAME_MAX } from '../users/users.rules.ts';
-import { PRECISION_MAX_M } from './settings.logic.ts';
+import { PRECISION_MAX_M } from '../privacy/places.ts';
 
 const TIMEZONE_DESCRIPTION =
   'IANA time zone name (e.g. `Europe/Berlin`), used for camera times that carry no offset. Default `UTC`.';

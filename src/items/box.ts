@@ -7,7 +7,7 @@
 // (RFC 7946 5.2): lon >= min_lon or lon <= max_lon. -180 and 180 are one meridian, so a box
 // reaching one reaches the other and -180,..,180 spans all 360 degrees. A pole is one point on
 // every meridian: a point at lat 90 (-90) is in every box whose max_lat (min_lat) reaches it.
-import { gridMargin, roundPoint } from './precision.ts';
+import { gridMargin, roundPoint } from '../privacy/precision.ts';
 
 export interface Box {
   minLon: number;
@@ -95,7 +95,7 @@ export interface Placed {
 
 /**
  * A box over items whose public ones are served at `precisionM`: `keeps` decides; the database
- * reads a superset first (src/locations/locations.repo.ts `placeFilter`), within `sqlBox`.
+ * reads a superset first (src/items/box.repo.ts `placeFilter`), within `sqlBox`.
  */
 export interface PlaceFilter {
   box: Box;
