@@ -24,6 +24,8 @@ export interface PointsQuery {
 function conditions(query: PointsQuery): Expression<SqlBool>[] {
   const where: Expression<SqlBool>[] = [sql<SqlBool>`user_id = ${query.userId}`];
   if (query.scope) where.push(sql<SqlBool>`scope = ${query.scope}`);
+  // Public points are for strangers: less those a privacy zone hides (docs/privacy.md).
+  if (query.scope === 'public') where.push(sql<SqlBool>`hidden = 0`);
   if (query.sinceMs !== undefined) where.push(sql<SqlBool>`time >= ${query.sinceMs}`);
   if (query.untilMs !== undefined) where.push(sql<SqlBool>`time < ${query.untilMs}`);
   if (query.box) where.push(boxFilter(query.box));

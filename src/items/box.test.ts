@@ -8,8 +8,9 @@ import { insertItems } from '../../test/items.ts';
 import { tokenFor } from '../../test/tokens.ts';
 import { updateSettings } from '../settings/settings.logic.ts';
 import { selectPage } from './items.repo.ts';
-import { boxContains, readBox, servedPlaceFilter, widenBox, type Box } from './box.ts';
-import { placeFilter } from './box.repo.ts';
+import { boxContains, readBox, type Box } from './box.ts';
+import { servedPlaceFilter, widenBox } from '../privacy/served-box.ts';
+import { placeFilter } from '../privacy/served-box.repo.ts';
 import { roundPoint } from '../privacy/precision.ts';
 
 const PLACES = {

@@ -6,7 +6,8 @@ import type { ListContext } from '../items/kinds.ts';
 import { newId } from '../lib/ids.ts';
 import { msToSeconds, nowMs } from '../lib/time.ts';
 import { findUserById } from '../users/users.repo.ts';
-import { readBox, servedPlaceFilter, type Box } from '../items/box.ts';
+import { readBox, type Box } from '../items/box.ts';
+import { servedPlaceFilter } from '../privacy/served-box.ts';
 import { EXACT_PLACES, publicPlacesFor, publicPlacesOf, type PublicPlaces } from '../privacy/places.ts';
 import { getSettings } from '../settings/settings.logic.ts';
 import { parseBatch, type PointInput } from './locations.ingest.ts';
@@ -43,7 +44,8 @@ export interface LocationsParams extends CollectionParams {
  * including the owner (who reads the exact points in the private collection of their own).
  */
 export function toLocation(row: LocationRow, username: string, places: PublicPlaces): Location {
-  const rounded = row.scope === 'public' ? places.serve(row.lat, row.lon) : row;
+  // A hidden point reaches here only for its owner (strangers' queries leave it out): rounded.
+  const rounded = row.scope === 'public' ? places.round(row.lat, row.lon) : row;
   const precisionM = places.precisionM;
   const accuracy = row.scope === 'public' && precisionM > 0 ? Math.max(row.accuracy ?? 0, precisionM) : row.accuracy;
   return {
@@ -95,7 +97,10 @@ export async function listLocations(db: Db, ctx: ListContext<LocationsParams>): 
   // halves and compute cos() each their own way); SQL computes the grid too, from the setting,
   // but only as a first cut that lets through every point it is unsure of. Not stored columns:
   // a change of the precision would rewrite every point of the person (bench/public-bbox.ts).
-  return pageOf(await selectKeptLocationPage(db, audience, page, servedPlaceFilter(box, places.precisionM)), toObject);
+  return pageOf(
+    await selectKeptLocationPage(db, audience, page, servedPlaceFilter(box, places.precisionM, places.hides)),
+    toObject,
+  );
 }
 
 export async function getLocation(db: Db, id: string, auth: Auth | undefined): Promise<Location> {

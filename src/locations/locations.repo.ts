@@ -2,8 +2,11 @@ import { insertManyIgnoringConflicts } from '../db/bulk.ts';
 import type { Db } from '../db/database.ts';
 import type { LocationsTable } from '../db/schema.ts';
 import { selectKeptPage, selectPage, type Audience, type PageQuery } from '../items/items.repo.ts';
-import type { Box, PlaceFilter } from '../items/box.ts';
-import { boxFilter, placeFilter } from '../items/box.repo.ts';
+import type { Box } from '../items/box.ts';
+import { boxFilter } from '../items/box.repo.ts';
+import type { PlaceFilter } from '../privacy/served-box.ts';
+import { hideRulesForWrite } from '../privacy/places.ts';
+import { placeFilter } from '../privacy/served-box.repo.ts';
 
 export type LocationRow = LocationsTable;
 
@@ -24,11 +27,22 @@ const LOCATION_COLUMNS = [
   'speed',
   'heading',
   'source',
+  'hidden',
 ] as const satisfies readonly (keyof LocationRow)[];
 
-/** Inserts a batch in one statement (atomic); a point already stored is skipped. Returns how many were new. */
-export function insertLocations(db: Db, rows: LocationRow[]): Promise<number> {
-  return insertManyIgnoringConflicts(db, 'locations', LOCATION_COLUMNS, rows, ['user_id', 'time', 'lat', 'lon']);
+/**
+ * Inserts a batch in one statement (atomic); a point already stored is skipped. Returns how many
+ * were new. Each point's `hidden` flag is set here, from its owner's privacy zones read in the
+ * same transaction (src/privacy/places.ts), whatever the caller passed.
+ */
+export async function insertLocations(db: Db, rows: LocationRow[]): Promise<number> {
+  if (!db.isTransaction) return db.transaction().execute((trx) => insertLocations(trx, rows));
+  const rules = await hideRulesForWrite(
+    db,
+    rows.map((row) => row.user_id),
+  );
+  const flagged = rows.map((row) => ({ ...row, hidden: rules.get(row.user_id)?.(row.lat, row.lon) ? 1 : 0 }));
+  return insertManyIgnoringConflicts(db, 'locations', LOCATION_COLUMNS, flagged, ['user_id', 'time', 'lat', 'lon']);
 }
 
 interface Waiting {

@@ -7,6 +7,7 @@ import { unauthorized } from '../http/auth.ts';
 import { badRequest, type FieldError } from '../http/errors.ts';
 import { nowMs } from '../lib/time.ts';
 import { findUserById, updateProfileRow, type UserRow } from '../users/users.repo.ts';
+import { zoneProblems, type Zone } from '../privacy/zones.ts';
 import { getSettings, isTimeZone, updateSettings, type Settings } from './settings.logic.ts';
 
 /** The settings object of the API (docs/api.md "Objects": settings), in its field names. */
@@ -14,6 +15,7 @@ export interface SettingsObject {
   default_scopes: { posts: ScopeValue; media: ScopeValue; locations: ScopeValue };
   timezone: string;
   public_location_precision_m: number;
+  privacy_zones: Zone[];
   display_name: string;
   bio: string;
 }
@@ -27,6 +29,7 @@ function toSettingsObject(settings: Settings, profile: { display_name: string; b
     default_scopes: { ...settings.defaultScopes },
     timezone: settings.timezone,
     public_location_precision_m: settings.publicLocationPrecisionM,
+    privacy_zones: settings.privacyZones,
     display_name: profile.display_name,
     bio: profile.bio,
   };
@@ -50,6 +53,7 @@ function changeProblems(change: SettingsObjectChange): FieldError[] {
   if (change.timezone !== undefined && !isTimeZone(change.timezone)) {
     errors.push({ path: 'body/timezone', message: 'is not an IANA time zone name' });
   }
+  if (change.privacy_zones !== undefined) errors.push(...zoneProblems(change.privacy_zones, 'body/privacy_zones'));
   if (change.display_name !== undefined && change.display_name.trim() === '') {
     errors.push({ path: 'body/display_name', message: 'must not be blank' });
   }
@@ -75,6 +79,7 @@ export async function changeSettingsObject(
       defaultScopes: change.default_scopes,
       timezone: change.timezone,
       publicLocationPrecisionM: change.public_location_precision_m,
+      privacyZones: change.privacy_zones,
     });
     const profile = {
       display_name: change.display_name?.trim() ?? row.display_name,

@@ -5,7 +5,8 @@ import type { Db } from '../db/database.ts';
 import type { ScopeValue } from '../db/schema.ts';
 import { badRequest, type FieldError } from '../http/errors.ts';
 import { nowMs } from '../lib/time.ts';
-import { PRECISION_DEFAULT_M, PRECISION_MAX_M } from '../privacy/places.ts';
+import { lockPlacesForChange, PRECISION_DEFAULT_M, PRECISION_MAX_M, refreshHiddenFlags } from '../privacy/places.ts';
+import { normalZones, parseZones, sameZones, zoneProblems, type Zone } from '../privacy/zones.ts';
 import { findSettingsRow, upsertSettingsRow, type SettingsRow } from './settings.repo.ts';
 
 export interface Settings {
@@ -15,6 +16,8 @@ export interface Settings {
   timezone: string;
   /** Public locations are rounded to a grid of this many metres; 0 serves them exactly. */
   publicLocationPrecisionM: number;
+  /** Circles whose points strangers never see (src/privacy/zones.ts). */
+  privacyZones: Zone[];
 }
 
 /**
@@ -26,6 +29,7 @@ export const DEFAULT_SETTINGS: Settings = {
   defaultScopes: { posts: 'public', media: 'private', locations: 'private' },
   timezone: 'UTC',
   publicLocationPrecisionM: PRECISION_DEFAULT_M,
+  privacyZones: [],
 };
 
 function fromRow(row: SettingsRow): Settings {
@@ -37,6 +41,7 @@ function fromRow(row: SettingsRow): Settings {
     },
     timezone: row.timezone,
     publicLocationPrecisionM: row.public_location_precision_m,
+    privacyZones: parseZones(row.privacy_zones),
   };
 }
 
@@ -58,9 +63,14 @@ export interface SettingsChange {
   defaultScopes?: Partial<Settings['defaultScopes']>;
   timezone?: string;
   publicLocationPrecisionM?: number;
+  privacyZones?: Zone[] | undefined;
 }
 
-/** Applies a partial change and returns the whole new settings; 400 for a bad value. */
+/**
+ * Applies a partial change and returns the whole new settings; 400 for a bad value. A change of
+ * the zones or the precision sets the hidden flag of every point it concerns in the same
+ * transaction, so no answer ever sees the new settings with the old flags (src/privacy/places.ts).
+ */
 export async function updateSettings(db: Db, userId: string, change: SettingsChange): Promise<Settings> {
   const errors: FieldError[] = [];
   if (change.timezone !== undefined && !isTimeZone(change.timezone)) {
@@ -73,12 +83,16 @@ export async function updateSettings(db: Db, userId: string, change: SettingsCha
       message: `must be a whole number from 0 to ${PRECISION_MAX_M}`,
     });
   }
+  if (change.privacyZones !== undefined) errors.push(...zoneProblems(change.privacyZones, 'privacy_zones'));
   if (errors.length > 0) throw badRequest('The settings are invalid.', errors);
+  if (!db.isTransaction) return db.transaction().execute((trx) => updateSettings(trx, userId, change));
+  await lockPlacesForChange(db, userId);
   const current = await getSettings(db, userId);
   const next: Settings = {
     defaultScopes: { ...current.defaultScopes, ...change.defaultScopes },
     timezone: change.timezone ?? current.timezone,
     publicLocationPrecisionM: precision ?? current.publicLocationPrecisionM,
+    privacyZones: change.privacyZones === undefined ? current.privacyZones : normalZones(change.privacyZones),
   };
   await upsertSettingsRow(db, {
     user_id: userId,
@@ -87,7 +101,13 @@ export async function updateSettings(db: Db, userId: string, change: SettingsCha
     default_location_scope: next.defaultScopes.locations,
     timezone: next.timezone,
     public_location_precision_m: next.publicLocationPrecisionM,
+    privacy_zones: JSON.stringify(next.privacyZones),
     updated_at: nowMs(),
   });
+  const zonesChanged = !sameZones(current.privacyZones, next.privacyZones);
+  const precisionChanged = current.publicLocationPrecisionM !== next.publicLocationPrecisionM;
+  if (zonesChanged || (precisionChanged && next.privacyZones.length > 0)) {
+    await refreshHiddenFlags(db, userId, next.privacyZones, next.publicLocationPrecisionM);
+  }
   return next;
 }
