@@ -16,8 +16,9 @@ import { migrateToLatest } from '../src/db/migrate.ts';
 import { newId } from '../src/lib/ids.ts';
 import { selectLocationPage } from '../src/locations/locations.repo.ts';
 import { listLocations, type LocationsParams } from '../src/locations/locations.logic.ts';
-import { widenBox, type Box } from '../src/locations/bbox.ts';
-import { roundPoint } from '../src/locations/precision.ts';
+import type { Box } from '../src/items/box.ts';
+import { widenBox } from '../src/privacy/served-box.ts';
+import { roundPoint } from '../src/privacy/precision.ts';
 import { updateSettings } from '../src/settings/settings.logic.ts';
 import { createUser } from '../src/users/users.logic.ts';
 
@@ -89,7 +90,7 @@ const pg = database.dialect === 'postgres';
 const least = (a: unknown, b: unknown) => (pg ? sql`least(${a}, ${b})` : sql`min(${a}, ${b})`);
 const greatest = (a: unknown, b: unknown) => (pg ? sql`greatest(${a}, ${b})` : sql`max(${a}, ${b})`);
 
-/** The grid of src/locations/precision.ts written in SQL. */
+/** The grid of src/privacy/precision.ts written in SQL. */
 async function sqlPage(userId: string, box: Box) {
   const wide = widenBox(box, PRECISION_M);
   const rlat = greatest(-90, least(90, sql`floor(lat / ${latStep} + 0.5) * ${latStep}`));

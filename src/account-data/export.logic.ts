@@ -16,6 +16,7 @@ import { toLocation } from '../locations/locations.logic.ts';
 import { toMedium } from '../media/media.logic.ts';
 import { filePath, type Storage } from '../media/media.storage.ts';
 import { toPost } from '../posts/posts.logic.ts';
+import { EXACT_PLACES } from '../privacy/places.ts';
 import { deliveriesForPosts } from '../services/deliveries.logic.ts';
 import { listGroups, listServices } from '../services/services.logic.ts';
 import { readSettingsObject } from '../settings/settings.api.ts';
@@ -151,7 +152,7 @@ export async function exportArchive(db: Db, storage: Storage, owner: ExportOwner
         // rendering names only the public ones), and the deliveries.
         yield rows
           .map((row) => {
-            const post = toPost(row, owner.username, 0, new Set(JSON.parse(row.media_ids) as string[]));
+            const post = toPost(row, owner.username, EXACT_PLACES, new Set(JSON.parse(row.media_ids) as string[]));
             return `${JSON.stringify({ ...post, deliveries: deliveries.get(row.id) ?? [] })}\n`;
           })
           .join('');
@@ -165,7 +166,7 @@ export async function exportArchive(db: Db, storage: Storage, owner: ExportOwner
       for await (const rows of ownItemBatches(db, 'media', owner.id)) {
         yield rows
           .map((row) => {
-            const medium = toMedium(row, owner.username, options.baseUrl, 0);
+            const medium = toMedium(row, owner.username, options.baseUrl, EXACT_PLACES);
             return `${JSON.stringify({ ...medium, file: archivePath(row.sha256, row.mime_type) })}\n`;
           })
           .join('');
@@ -177,7 +178,7 @@ export async function exportArchive(db: Db, storage: Storage, owner: ExportOwner
     'locations.geojsonseq',
     lazily(async function* () {
       for await (const rows of ownItemBatches(db, 'locations', owner.id)) {
-        const points = rows.map((row) => toLocation(row, owner.username, 0));
+        const points = rows.map((row) => toLocation(row, owner.username, EXACT_PLACES));
         yield toGeoJson(points)
           .features.map((feature) => `${RS}${JSON.stringify(feature)}\n`)
           .join('');

@@ -74,6 +74,12 @@ export interface LocationsTable extends ItemColumns {
   source: string | null;
   /** The import that stored the point (migration 0011); null for points from anywhere else. */
   import_id?: string | null;
+  /**
+   * 1 when a privacy zone hides the point (migration 0019, src/privacy/zones.ts). Every insert
+   * sets it from the person's zones in its own transaction (src/privacy/places.ts
+   * `hideRulesForWrite`); the database default, 0, is only for rows from before the zones.
+   */
+  hidden?: number;
 }
 
 /** Derived from `locations` by the triggers of migration 0012 (docs/history.md). */
@@ -118,6 +124,8 @@ export interface UserSettingsTable {
   default_location_scope: ScopeValue;
   timezone: string;
   public_location_precision_m: number;
+  /** JSON array of {name, lat, lon, radius_m} (migration 0019, src/privacy/zones.ts). */
+  privacy_zones: string;
   updated_at: number;
 }
 

@@ -11,7 +11,7 @@ import { buildTestApp, createTestUser, DIALECT, type TestApp } from '../../test/
 import { insertItems } from '../../test/items.ts';
 import { tokenFor } from '../../test/tokens.ts';
 import { toGeoJson } from '../locations/locations.formats.ts';
-import { roundPoint } from '../locations/precision.ts';
+import { roundPoint } from '../privacy/precision.ts';
 import { featureJson } from './downloads.ts';
 
 let t: TestApp;

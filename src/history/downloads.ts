@@ -6,9 +6,9 @@ import { Readable } from 'node:stream';
 import type { Db } from '../db/database.ts';
 import { badRequest } from '../http/errors.ts';
 import { toPageQuery } from '../items/items.logic.ts';
-import type { ListContext } from '../items/items.routes.ts';
+import type { ListContext } from '../items/kinds.ts';
 import { toLocation, type Location, type LocationsParams } from '../locations/locations.logic.ts';
-import { getSettings } from '../settings/settings.logic.ts';
+import { EXACT_PLACES, publicPlacesOf } from '../privacy/places.ts';
 import { eachBatch } from './points.repo.ts';
 
 /** Rows per query. */
@@ -176,7 +176,7 @@ export async function locationDownload(
   if (errors.length > 0) throw badRequest('A download (all=true) takes since_time and until_time only.', errors);
   const { sinceMs, untilMs } = toPageQuery(ctx.query);
   const format = formatOf(accept, ctx.query.format);
-  const precision = ctx.scope === 'public' ? (await getSettings(db, ctx.owner.id)).publicLocationPrecisionM : 0;
+  const places = ctx.scope === 'public' ? await publicPlacesOf(db, ctx.owner.id) : EXACT_PLACES;
   const { username } = ctx.owner;
   const out = writer(format, `${username}: ${ctx.scope} locations`);
   const query = { userId: ctx.owner.id, scope: ctx.scope, sinceMs, untilMs };
@@ -185,7 +185,7 @@ export async function locationDownload(
     let first = true;
     for await (const rows of eachBatch(db, query, DOWNLOAD_BATCH)) {
       for (let start = 0; start < rows.length; start += CHUNK_ROWS) {
-        const points = rows.slice(start, start + CHUNK_ROWS).map((row) => toLocation(row, username, precision));
+        const points = rows.slice(start, start + CHUNK_ROWS).map((row) => toLocation(row, username, places));
         yield out.batch(points, first);
         first = false;
       }

@@ -11,9 +11,10 @@ import type { Db } from '../db/database.ts';
 import { badRequest } from '../http/errors.ts';
 import { problems } from '../http/schemas.ts';
 import { ownerByUsername } from '../items/items.logic.ts';
-import { noneMatch, pageEtag, requestKey, type PageVersion } from '../items/public-pages.ts';
+import { noneMatch } from '../items/conditional.ts';
+import { pageEtag, requestKey, type PageVersion } from '../items/public-pages.ts';
 import { secondsToMs } from '../lib/time.ts';
-import { getSettings } from '../settings/settings.logic.ts';
+import { publicPlacesOf } from '../privacy/places.ts';
 import { findUserById } from '../users/users.repo.ts';
 import { unauthorized } from '../http/auth.ts';
 import {
@@ -107,8 +108,7 @@ export async function historyRoutes(fastify: FastifyInstance, { db, baseUrl }: {
       return sendTile(request, reply, {
         etag: publicEtag(request, version),
         cacheControl: 'private, no-cache',
-        build: async () =>
-          publicTile(db, owner.id, (await getSettings(db, owner.id)).publicLocationPrecisionM, tile, range),
+        build: async () => publicTile(db, owner.id, (await publicPlacesOf(db, owner.id)).precisionM, tile, range),
       });
     },
   );
@@ -136,8 +136,7 @@ export async function historyRoutes(fastify: FastifyInstance, { db, baseUrl }: {
       return sendTile(request, reply, {
         etag: publicEtag(request, version),
         cacheControl: 'public, no-cache',
-        build: async () =>
-          publicTile(db, owner.id, (await getSettings(db, owner.id)).publicLocationPrecisionM, tile, range),
+        build: async () => publicTile(db, owner.id, (await publicPlacesOf(db, owner.id)).precisionM, tile, range),
       });
     },
   );

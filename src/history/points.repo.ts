@@ -5,6 +5,8 @@
 import { sql, type Expression, type SqlBool } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { ScopeValue } from '../db/schema.ts';
+import type { Box } from '../items/box.ts';
+import { boxFilter } from '../items/box.repo.ts';
 import type { LocationRow } from '../locations/locations.repo.ts';
 
 export const BATCH_ROWS = 5000;
@@ -15,24 +17,18 @@ export interface PointsQuery {
   scope?: ScopeValue | undefined;
   sinceMs?: number | undefined;
   untilMs?: number | undefined;
-  /** Exact coordinates within these bounds (degrees); minLon > maxLon crosses the antimeridian. */
-  box?: { minLon: number; maxLon: number; minLat: number; maxLat: number } | undefined;
+  /** Exact coordinates within this box (src/items/box.ts); minLon > maxLon crosses the antimeridian. */
+  box?: Box | undefined;
 }
 
 function conditions(query: PointsQuery): Expression<SqlBool>[] {
   const where: Expression<SqlBool>[] = [sql<SqlBool>`user_id = ${query.userId}`];
   if (query.scope) where.push(sql<SqlBool>`scope = ${query.scope}`);
+  // Public points are for strangers: less those a privacy zone hides (docs/privacy.md).
+  if (query.scope === 'public') where.push(sql<SqlBool>`hidden = 0`);
   if (query.sinceMs !== undefined) where.push(sql<SqlBool>`time >= ${query.sinceMs}`);
   if (query.untilMs !== undefined) where.push(sql<SqlBool>`time < ${query.untilMs}`);
-  const box = query.box;
-  if (box) {
-    where.push(sql<SqlBool>`lat >= ${box.minLat} and lat <= ${box.maxLat}`);
-    where.push(
-      box.minLon <= box.maxLon
-        ? sql<SqlBool>`lon >= ${box.minLon} and lon <= ${box.maxLon}`
-        : sql<SqlBool>`(lon >= ${box.minLon} or lon <= ${box.maxLon})`,
-    );
-  }
+  if (query.box) where.push(boxFilter(query.box));
   return where;
 }
 

@@ -12,7 +12,7 @@
 // every point snapped, and only those whose snapped position lies in the tile are kept.
 import type { Db } from '../db/database.ts';
 import { badRequest } from '../http/errors.ts';
-import { gridMargin, roundPoint } from '../locations/precision.ts';
+import { gridMargin, roundPoint } from '../privacy/precision.ts';
 import { MAX_LAT, MOVING_MAX_GAP_MS, mercatorX, mercatorY, segmentM, tileBounds, type TimedPoint } from './geo.ts';
 import { eachBatch, pointsInBox, type PointsQuery } from './points.repo.ts';
 import { EXTENT, encodeTile, type TileFeature } from './tiles.mvt.ts';

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, createTestUser, type TestApp } from '../../test/helpers.ts';
 import { insertItems } from '../../test/items.ts';
 import { tokenFor } from '../../test/tokens.ts';
-import { roundPoint } from '../locations/precision.ts';
+import { roundPoint } from '../privacy/precision.ts';
 import { updateSettings } from '../settings/settings.logic.ts';
 
 let t: TestApp;

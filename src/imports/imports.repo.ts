@@ -3,6 +3,7 @@ import type SQLite from 'better-sqlite3';
 import type { Db } from '../db/database.ts';
 import type { ImportsTable, LocationsTable } from '../db/schema.ts';
 import type { Fix } from '../locations/point.ts';
+import { hideRulesForWrite } from '../privacy/places.ts';
 
 export type ImportRow = ImportsTable;
 
@@ -141,8 +142,8 @@ const orNull = (value: number | undefined) => (value === undefined || Number.isN
 // The unique index on (user_id, time, lat, lon) drops a point that is already stored, whoever
 // stored it; that point keeps its origin, so undoing this import leaves it.
 const INSERT_SQL = `insert into locations
-  (user_id, scope, import_id, created_at, id, time, lat, lon, alt, accuracy, speed, heading, source)
-  values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, null)
+  (user_id, scope, import_id, created_at, id, time, lat, lon, alt, accuracy, speed, heading, source, hidden)
+  values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, null, ?)
   on conflict (user_id, time, lat, lon) do nothing`;
 const statements = new WeakMap<SQLite.Database, SQLite.Statement>();
 
@@ -163,6 +164,9 @@ export async function insertImportedPoints(
   ids: readonly string[],
 ): Promise<number> {
   const { user_id, scope, import_id, created_at } = owner;
+  // Each point's privacy-zone flag, from the zones read in this transaction (src/privacy/places.ts).
+  const hides = (await hideRulesForWrite(trx, [user_id])).get(user_id)!;
+  const hidden = (i: number) => (hides(batch.lat[i]!, batch.lon[i]!) ? 1 : 0);
   if (sqlite) {
     let statement = statements.get(sqlite);
     if (!statement) {
@@ -184,6 +188,7 @@ export async function insertImportedPoints(
         orNull(batch.accuracy[i]),
         orNull(batch.speed[i]),
         orNull(batch.heading[i]),
+        hidden(i),
       ).changes;
     }
     return inserted;
@@ -206,6 +211,7 @@ export async function insertImportedPoints(
         heading: orNull(batch.heading[i]),
         source: null,
         import_id,
+        hidden: hidden(i),
       });
     }
     const result = await trx

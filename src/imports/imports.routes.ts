@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/database.ts';
+import { callerId } from '../http/caller.ts';
 import { problems } from '../http/schemas.ts';
 import { nowMs } from '../lib/time.ts';
 import { createImport, deleteImport, getImport, importsDir, listImports } from './imports.logic.ts';
@@ -31,7 +32,6 @@ export async function importsRoutes(fastify: FastifyInstance, { db, config, onJo
   await app.register(multipart, {
     limits: { fileSize: limit, files: 1, fields: 4, fieldSize: 1024, parts: 6, headerPairs: 100 },
   });
-  const userId = (request: { auth: { userId: string } | undefined }) => request.auth?.userId ?? '';
 
   app.post(
     '/imports',
@@ -54,7 +54,7 @@ export async function importsRoutes(fastify: FastifyInstance, { db, config, onJo
       const upload = await receiveImportUpload(request, dir, limit);
       const created = await createImport(
         db,
-        { userId: userId(request), path: upload.path, owned: true, filename: upload.filename, ...upload.fields },
+        { userId: callerId(request), path: upload.path, owned: true, filename: upload.filename, ...upload.fields },
         { dataDir: config.dataDir, now: nowMs() },
       );
       onJobsQueued?.();
@@ -73,7 +73,7 @@ export async function importsRoutes(fastify: FastifyInstance, { db, config, onJo
         response: { 200: Type.Array(Type.Ref('Import')), ...problems(401) },
       },
     },
-    async (request) => listImports(db, userId(request)),
+    async (request) => listImports(db, callerId(request)),
   );
 
   app.get(
@@ -88,7 +88,7 @@ export async function importsRoutes(fastify: FastifyInstance, { db, config, onJo
         response: { 200: Type.Ref('Import'), ...problems(400, 401, 404) },
       },
     },
-    async (request) => getImport(db, userId(request), request.params.id),
+    async (request) => getImport(db, callerId(request), request.params.id),
   );
 
   app.delete(
@@ -106,7 +106,7 @@ export async function importsRoutes(fastify: FastifyInstance, { db, config, onJo
       },
     },
     async (request, reply) => {
-      await deleteImport(db, userId(request), request.params.id, nowMs());
+      await deleteImport(db, callerId(request), request.params.id, nowMs());
       return reply.code(204).send(null);
     },
   );

@@ -11,6 +11,7 @@ import type { PageVersion } from './public-pages.ts';
 import { findUserById, findUserByUsername } from '../users/users.repo.ts';
 import {
   itemExists,
+  privateToStrangers,
   selectVisible,
   type Audience,
   type ItemRow,
@@ -152,7 +153,7 @@ export async function readItem<T extends ItemTable>(
     if (!auth && (await itemExists(db, table, id))) throw unauthorized();
     throw notFound(NO_SUCH[table]);
   }
-  if (row.scope === 'private' && !auth?.permissions.has('get_private_scope')) {
+  if (privateToStrangers(row) && !auth?.permissions.has('get_private_scope')) {
     throw insufficientScope('get_private_scope');
   }
   return row;

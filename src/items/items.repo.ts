@@ -14,13 +14,31 @@ export type ItemRow<T extends ItemTable> = Selectable<Tables[T]> & ItemColumns;
  */
 export type Audience = { owner: string; scope: ScopeValue } | { viewer: string | undefined };
 
-/** The one scope rule, as a WHERE fragment over an item table. */
-export function scopeRule(audience: Audience): Expression<SqlBool> {
-  const userId = sql.ref('user_id');
+/**
+ * What anyone may see of a table: its public items, less the points a privacy zone hides
+ * (migration 0019, docs/privacy.md "Privacy zones"), which strangers see as private ones.
+ */
+function shownToAnyone(table: ItemTable): Expression<SqlBool> {
   const scope = sql.ref('scope');
-  if ('owner' in audience) return sql<SqlBool>`(${userId} = ${audience.owner} and ${scope} = ${audience.scope})`;
-  if (audience.viewer === undefined) return sql<SqlBool>`${scope} = 'public'`;
-  return sql<SqlBool>`(${scope} = 'public' or ${userId} = ${audience.viewer})`;
+  if (table === 'locations') return sql<SqlBool>`(${scope} = 'public' and ${sql.ref('hidden')} = 0)`;
+  return sql<SqlBool>`${scope} = 'public'`;
+}
+
+/** The one scope rule, as a WHERE fragment over an item table. */
+export function scopeRule(audience: Audience, table: ItemTable): Expression<SqlBool> {
+  const userId = sql.ref('user_id');
+  const shown = shownToAnyone(table);
+  if ('owner' in audience) {
+    if (audience.scope === 'public') return sql<SqlBool>`(${userId} = ${audience.owner} and ${shown})`;
+    return sql<SqlBool>`(${userId} = ${audience.owner} and ${sql.ref('scope')} = ${audience.scope})`;
+  }
+  if (audience.viewer === undefined) return shown;
+  return sql<SqlBool>`(${shown} or ${userId} = ${audience.viewer})`;
+}
+
+/** Whether strangers see this row as private: private, or a point a privacy zone hides. */
+export function privateToStrangers(row: { scope: ScopeValue; hidden?: number }): boolean {
+  return row.scope === 'private' || row.hidden === 1;
 }
 
 /** A page request in database units (milliseconds). */
@@ -48,7 +66,7 @@ export async function selectPage<T extends ItemTable>(
   const time = sql.ref('time');
   const id = sql.ref('id');
   const direction = page.order === 'desc' ? sql.raw('desc') : sql.raw('asc');
-  const conditions: Expression<SqlBool>[] = [scopeRule(audience)];
+  const conditions: Expression<SqlBool>[] = [scopeRule(audience, table)];
   if (page.sinceMs !== undefined) conditions.push(sql<SqlBool>`${time} >= ${page.sinceMs}`);
   if (page.untilMs !== undefined) conditions.push(sql<SqlBool>`${time} < ${page.untilMs}`);
   if (page.after) {
@@ -72,7 +90,7 @@ const KEPT_BATCH_MAX = 1000;
  * until it has found `count + 1` rows to keep or has none left, so which rows a page holds,
  * `more` and the last key depend only on the rows kept, never on the ones `keeps` dropped.
  * For a filter SQL cannot say as the application does (public places, rounded:
- * src/locations/bbox.ts), with a SQL filter that holds every row to keep and few others.
+ * src/privacy/served-box.ts), with a SQL filter that holds every row to keep and few others.
  */
 export async function selectKeptPage<T extends ItemTable>(
   db: Db,
@@ -107,7 +125,7 @@ export async function selectVisible<T extends ItemTable>(
   audience: Audience,
 ): Promise<ItemRow<T> | undefined> {
   const { rows } = await sql<ItemRow<T>>`select * from ${sql.table(table)}
-    where ${sql.ref('id')} = ${id} and ${scopeRule(audience)}`.execute(db);
+    where ${sql.ref('id')} = ${id} and ${scopeRule(audience, table)}`.execute(db);
   return rows[0];
 }
 

@@ -6,7 +6,8 @@ import { insertItems } from '../../test/items.ts';
 import { listeningTestApp } from '../../test/server.ts';
 import { tokenFor } from '../../test/tokens.ts';
 import { updateSettings } from '../settings/settings.logic.ts';
-import { noneMatch, PageCache } from './public-pages.ts';
+import { noneMatch } from './conditional.ts';
+import { PageCache } from './public-pages.ts';
 
 type Listening = Awaited<ReturnType<typeof listeningTestApp>>;
 

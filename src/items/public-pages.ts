@@ -47,16 +47,6 @@ export function pageEtag(baseUrl: string, request: string, version: PageVersion)
   return `W/"${digest}"`;
 }
 
-/** RFC 9110 13.1.2: If-None-Match compares weakly; `*` matches any current representation. */
-export function noneMatch(header: string | undefined, etag: string): boolean {
-  if (header === undefined) return false;
-  const opaque = etag.slice(2);
-  return header.split(',').some((tag) => {
-    const trimmed = tag.trim();
-    return trimmed === '*' || trimmed === etag || trimmed === opaque;
-  });
-}
-
 /** A copy: the page, its ETag, the response headers it was sent with, and when it was last known current. */
 interface Copy {
   /** What it counts against the size (costOf), set when kept. */

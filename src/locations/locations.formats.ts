@@ -1,9 +1,8 @@
 // Other representations of a page of locations (docs/api.md "Collections"): GeoJSON (RFC 7946) and
 // GPX 1.1, chosen by `format` or by `Accept`.
-import type { FastifyRequest } from 'fastify';
 import { BaseBuilder, buildGPX } from 'gpx-builder';
 import { CSV_HEADER, csvRows, geojsonSeq, TYPES } from '../history/downloads.ts';
-import type { Rendered } from '../items/items.routes.ts';
+import type { Rendered } from '../items/kinds.ts';
 import type { Location, LocationsParams } from './locations.logic.ts';
 
 export const GEOJSON = 'application/geo+json';
@@ -11,11 +10,11 @@ export const GPX = 'application/gpx+xml';
 
 /** The representation asked for: the `format` parameter wins over `Accept`. */
 export function chosenFormat(
-  request: FastifyRequest,
+  acceptHeader: string | undefined,
   format: LocationsParams['format'],
 ): NonNullable<LocationsParams['format']> {
   if (format) return format;
-  const accept = request.headers.accept ?? '';
+  const accept = acceptHeader ?? '';
   if (accept.includes(GEOJSON)) return 'geojson';
   if (accept.includes(GPX)) return 'gpx';
   return 'json';
@@ -54,12 +53,12 @@ export function toGpx(points: Location[], title: string): string {
 }
 
 export async function renderLocations(
-  request: FastifyRequest,
+  accept: string | undefined,
   points: Location[],
   params: LocationsParams,
   title: string,
 ): Promise<Rendered | undefined> {
-  const format = chosenFormat(request, params.format);
+  const format = chosenFormat(accept, params.format);
   if (format === 'geojson') return { type: GEOJSON, body: JSON.stringify(toGeoJson(points)) };
   if (format === 'gpx') return { type: `${GPX}; charset=utf-8`, body: toGpx(points, title) };
   if (format === 'csv') return { type: TYPES.csv, body: CSV_HEADER + csvRows(points) };

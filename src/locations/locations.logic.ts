@@ -2,20 +2,21 @@ import type { Db } from '../db/database.ts';
 import type { Auth } from '../http/auth.ts';
 import { badRequest } from '../http/errors.ts';
 import { pageOf, readItem, toPageQuery, type CollectionParams, type Page, type Scope } from '../items/items.logic.ts';
-import type { ListContext } from '../items/items.routes.ts';
+import type { ListContext } from '../items/kinds.ts';
 import { newId } from '../lib/ids.ts';
 import { msToSeconds, nowMs } from '../lib/time.ts';
 import { findUserById } from '../users/users.repo.ts';
+import { readBox, type Box } from '../items/box.ts';
+import { servedPlaceFilter } from '../privacy/served-box.ts';
+import { EXACT_PLACES, publicPlacesFor, publicPlacesOf, type PublicPlaces } from '../privacy/places.ts';
 import { getSettings } from '../settings/settings.logic.ts';
 import { parseBatch, type PointInput } from './locations.ingest.ts';
-import { readBox, servedPlaceFilter, type Box } from './bbox.ts';
 import {
   insertLocationsGrouped,
   selectKeptLocationPage,
   selectLocationPage,
   type LocationRow,
 } from './locations.repo.ts';
-import { roundPoint } from './precision.ts';
 
 export interface Location {
   id: string;
@@ -42,8 +43,10 @@ export interface LocationsParams extends CollectionParams {
  * The API object. A public point is always served at the owner's precision, to everyone
  * including the owner (who reads the exact points in the private collection of their own).
  */
-export function toLocation(row: LocationRow, username: string, precisionM: number): Location {
-  const rounded = row.scope === 'public' ? roundPoint(row.lat, row.lon, precisionM) : row;
+export function toLocation(row: LocationRow, username: string, places: PublicPlaces): Location {
+  // A hidden point reaches here only for its owner (strangers' queries leave it out): rounded.
+  const rounded = row.scope === 'public' ? places.round(row.lat, row.lon) : row;
+  const precisionM = places.precisionM;
   const accuracy = row.scope === 'public' && precisionM > 0 ? Math.max(row.accuracy ?? 0, precisionM) : row.accuracy;
   return {
     id: row.id,
@@ -79,10 +82,10 @@ export async function listLocations(db: Db, ctx: ListContext<LocationsParams>): 
   const audience = { owner: ctx.owner.id, scope: ctx.scope };
   if (ctx.scope === 'private') {
     const result = await selectLocationPage(db, audience, page, box);
-    return pageOf(result, (row) => toLocation(row, ctx.owner.username, 0));
+    return pageOf(result, (row) => toLocation(row, ctx.owner.username, EXACT_PLACES));
   }
-  const { publicLocationPrecisionM: precision } = await getSettings(db, ctx.owner.id);
-  const toObject = (row: LocationRow) => toLocation(row, ctx.owner.username, precision);
+  const places = await publicPlacesOf(db, ctx.owner.id);
+  const toObject = (row: LocationRow) => toLocation(row, ctx.owner.username, places);
   if (!box) return pageOf(await selectLocationPage(db, audience, page, undefined), toObject);
   // The box must not see the exact points of a public collection, or narrowing it would find
   // them (through the items, and through the Link header's cursor and whether there is one).
@@ -94,14 +97,16 @@ export async function listLocations(db: Db, ctx: ListContext<LocationsParams>): 
   // halves and compute cos() each their own way); SQL computes the grid too, from the setting,
   // but only as a first cut that lets through every point it is unsure of. Not stored columns:
   // a change of the precision would rewrite every point of the person (bench/public-bbox.ts).
-  return pageOf(await selectKeptLocationPage(db, audience, page, servedPlaceFilter(box, precision)), toObject);
+  return pageOf(
+    await selectKeptLocationPage(db, audience, page, servedPlaceFilter(box, places.precisionM, places.hides)),
+    toObject,
+  );
 }
 
 export async function getLocation(db: Db, id: string, auth: Auth | undefined): Promise<Location> {
   const row = await readItem(db, 'locations', id, auth);
   const owner = await findUserById(db, row.user_id);
-  const { publicLocationPrecisionM } = await getSettings(db, row.user_id);
-  return toLocation(row, owner?.username ?? '', publicLocationPrecisionM);
+  return toLocation(row, owner?.username ?? '', await publicPlacesFor(db, row.user_id, [row]));
 }
 
 /** Stores a batch for the token's owner; the same point (time, lat, lon) twice is stored once. */

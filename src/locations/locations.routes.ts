@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Db } from '../db/database.ts';
 import { problems } from '../http/schemas.ts';
 import { strictBody } from '../http/strict-body.ts';
-import { registerItemReads } from '../items/items.routes.ts';
+import { registerItemReads } from '../item-routes/reads.routes.ts';
 import type { PageCache } from '../items/public-pages.ts';
 import { locationDownload, TYPES } from '../history/downloads.ts';
 import { GEOJSON, GPX, renderLocations } from './locations.formats.ts';
@@ -38,10 +38,10 @@ export async function locationsRoutes(
         [TYPES.geojsonseq]: 'GeoJSON Text Sequence (RFC 8142), one Point Feature per record (`format=geojsonseq`).',
       },
       list: (ctx) => listLocations(db, ctx),
-      download: (request, ctx) => locationDownload(db, ctx, request.headers.accept),
+      download: (accept, ctx) => locationDownload(db, ctx, accept),
       byId: (id, auth) => getLocation(db, id, auth),
-      render: (request, page, ctx) =>
-        renderLocations(request, page.items, ctx.query, `${ctx.owner.username}: ${ctx.scope} locations`),
+      render: (accept, page, ctx) =>
+        renderLocations(accept, page.items, ctx.query, `${ctx.owner.username}: ${ctx.scope} locations`),
     },
   );
 

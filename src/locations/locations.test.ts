@@ -9,7 +9,7 @@ import { buildTestApp, countRows, createTestUser, type TestApp } from '../../tes
 import { byClass, expectAnswer, invalid, refused, unknownField, type InputClass } from '../../test/fuzz.ts';
 import { tokenFor } from '../../test/tokens.ts';
 import { updateSettings } from '../settings/settings.logic.ts';
-import { roundPoint } from './precision.ts';
+import { roundPoint } from '../privacy/precision.ts';
 
 let t: TestApp;
 let user: Awaited<ReturnType<typeof createTestUser>>;

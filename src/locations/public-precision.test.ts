@@ -15,7 +15,7 @@ import { buildTestApp, createTestUser, type TestApp } from '../../test/helpers.t
 import { insertItems } from '../../test/items.ts';
 import { tokenFor } from '../../test/tokens.ts';
 import { updateSettings } from '../settings/settings.logic.ts';
-import { roundPoint } from './precision.ts';
+import { roundPoint } from '../privacy/precision.ts';
 
 const PRECISION_M = 1000;
 const cell = roundPoint(52.52, 13.405, PRECISION_M);

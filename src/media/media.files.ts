@@ -5,6 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { AppError, problem, sendProblem } from '../http/errors.ts';
+import { noneMatch } from '../items/conditional.ts';
 import type { StoredFile } from './media.logic.ts';
 
 /** A single satisfiable range, 'unsatisfiable', or undefined to send everything. */
@@ -28,10 +29,6 @@ export function parseRange(
   return { start, end };
 }
 
-function matches(header: string | undefined, etag: string): boolean {
-  return header !== undefined && header.split(',').some((tag) => tag.trim() === etag || tag.trim() === '*');
-}
-
 export async function sendStoredFile(request: FastifyRequest, reply: FastifyReply, file: StoredFile) {
   const info = await stat(file.path).catch(() => undefined);
   // The row exists but its file is gone: an operator's problem, said as such.
@@ -43,7 +40,7 @@ export async function sendStoredFile(request: FastifyRequest, reply: FastifyRepl
     .header('cache-control', 'private, max-age=0, must-revalidate')
     .header('x-content-type-options', 'nosniff')
     .type(file.type);
-  if (matches(headers['if-none-match'], file.etag)) return reply.code(304).send();
+  if (noneMatch(headers['if-none-match'], file.etag)) return reply.code(304).send();
   // If-Range with another validator: the file changed, send all of it.
   const ifRange = headers['if-range'];
   const range = ifRange === undefined || ifRange === file.etag ? parseRange(headers.range, info.size) : undefined;

@@ -3,10 +3,10 @@ import type { Db } from '../db/database.ts';
 import type { Auth } from '../http/auth.ts';
 import { AppError, badRequest, notFound } from '../http/errors.ts';
 import { pageOf, readItem, toPageQuery, type CollectionParams, type Page, type Scope } from '../items/items.logic.ts';
-import type { ListContext } from '../items/items.routes.ts';
+import type { ListContext } from '../items/kinds.ts';
 import { newId } from '../lib/ids.ts';
 import { msToSeconds, nowMs } from '../lib/time.ts';
-import { roundPoint } from '../locations/precision.ts';
+import { EXACT_PLACES, publicPlacesFor, type PublicPlaces } from '../privacy/places.ts';
 import { getSettings } from '../settings/settings.logic.ts';
 import { findUserById } from '../users/users.repo.ts';
 import { remuxWithoutMetadata, type MediaTools } from './media.ffmpeg.ts';
@@ -59,7 +59,7 @@ export interface Medium {
   created_at: number;
 }
 
-export function toMedium(row: MediumRow, username: string, baseUrl: string, precisionM: number): Medium {
+export function toMedium(row: MediumRow, username: string, baseUrl: string, places: PublicPlaces): Medium {
   const exact = row.lat === null || row.lon === null ? null : { lat: row.lat, lon: row.lon };
   const url = `${baseUrl}/media/id/${row.id}/file`;
   return {
@@ -74,7 +74,7 @@ export function toMedium(row: MediumRow, username: string, baseUrl: string, prec
     height: row.height,
     duration: row.duration,
     time: msToSeconds(row.time),
-    location: exact && row.scope === 'public' ? roundPoint(exact.lat, exact.lon, precisionM) : exact,
+    location: exact && row.scope === 'public' ? places.serve(exact.lat, exact.lon) : exact,
     caption: row.caption,
     url,
     thumbnail_url: row.has_thumbnail ? `${baseUrl}/media/id/${row.id}/thumbnail` : null,
@@ -82,21 +82,16 @@ export function toMedium(row: MediumRow, username: string, baseUrl: string, prec
   };
 }
 
-async function precisionFor(db: Db, userId: string, rows: MediumRow[]): Promise<number> {
-  const needed = rows.some((row) => row.scope === 'public' && row.lat !== null);
-  return needed ? (await getSettings(db, userId)).publicLocationPrecisionM : 0;
-}
-
 export async function listMedia(db: Db, baseUrl: string, ctx: ListContext<CollectionParams>): Promise<Page<Medium>> {
   const result = await selectMediaPage(db, { owner: ctx.owner.id, scope: ctx.scope }, toPageQuery(ctx.query));
-  const precision = await precisionFor(db, ctx.owner.id, result.rows);
-  return pageOf(result, (row) => toMedium(row, ctx.owner.username, baseUrl, precision));
+  const places = await publicPlacesFor(db, ctx.owner.id, result.rows);
+  return pageOf(result, (row) => toMedium(row, ctx.owner.username, baseUrl, places));
 }
 
 export async function getMedium(db: Db, baseUrl: string, id: string, auth: Auth | undefined): Promise<Medium> {
   const row = await readItem(db, 'media', id, auth);
   const owner = await findUserById(db, row.user_id);
-  return toMedium(row, owner?.username ?? '', baseUrl, await precisionFor(db, row.user_id, [row]));
+  return toMedium(row, owner?.username ?? '', baseUrl, await publicPlacesFor(db, row.user_id, [row]));
 }
 
 /** A stored file to send, after the object's access rules allowed it. */
@@ -280,7 +275,7 @@ export async function createMedium(
     };
     await insertMedium(db, row);
     const owner = await findUserById(db, userId);
-    return toMedium(row, owner?.username ?? '', baseUrl, 0);
+    return toMedium(row, owner?.username ?? '', baseUrl, EXACT_PLACES);
   } finally {
     await rm(upload.file.path, { force: true });
   }

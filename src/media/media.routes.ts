@@ -6,7 +6,7 @@ import type { Config } from '../config.ts';
 import type { Db } from '../db/database.ts';
 import { problems } from '../http/schemas.ts';
 import type { CollectionParams } from '../items/items.logic.ts';
-import { registerItemReads } from '../items/items.routes.ts';
+import { registerItemReads } from '../item-routes/reads.routes.ts';
 import type { PageCache } from '../items/public-pages.ts';
 import { IdParams } from '../items/items.schemas.ts';
 import { findMediaTools, missingToolsWarning } from './media.ffmpeg.ts';

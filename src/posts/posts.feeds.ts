@@ -1,17 +1,16 @@
 // Public posts as feeds (docs/api.md "Collections"), so a feed reader can follow a person: Atom
 // (RFC 4287) and JSON Feed, written by the `feed` library.
-import type { FastifyRequest } from 'fastify';
 import { Feed } from 'feed';
-import type { Rendered } from '../items/items.routes.ts';
+import type { Rendered } from '../items/kinds.ts';
 import { feedUrls } from '../users/public-urls.ts';
 import type { Post, PostsParams } from './posts.logic.ts';
 
 export const ATOM = 'application/atom+xml';
 export const JSON_FEED = 'application/feed+json';
 
-function chosenFormat(request: FastifyRequest, format: PostsParams['format']): 'json' | 'atom' | 'jsonfeed' {
+function chosenFormat(acceptHeader: string | undefined, format: PostsParams['format']): 'json' | 'atom' | 'jsonfeed' {
   if (format) return format;
-  const accept = request.headers.accept ?? '';
+  const accept = acceptHeader ?? '';
   if (accept.includes(ATOM)) return 'atom';
   if (accept.includes(JSON_FEED)) return 'jsonfeed';
   return 'json';
@@ -57,13 +56,13 @@ export function buildFeed(baseUrl: string, username: string, posts: Post[]): Fee
 }
 
 export async function renderPosts(
-  request: FastifyRequest,
+  accept: string | undefined,
   posts: Post[],
   params: PostsParams,
   baseUrl: string,
   username: string,
 ): Promise<Rendered | undefined> {
-  const format = chosenFormat(request, params.format);
+  const format = chosenFormat(accept, params.format);
   if (format === 'atom') return { type: `${ATOM}; charset=utf-8`, body: buildFeed(baseUrl, username, posts).atom1() };
   if (format === 'jsonfeed') return { type: JSON_FEED, body: buildFeed(baseUrl, username, posts).json1() };
   return undefined;

@@ -2,10 +2,10 @@ import type { Db } from '../db/database.ts';
 import type { Auth } from '../http/auth.ts';
 import { type FieldError, invalid } from '../http/errors.ts';
 import { pageOf, readItem, toPageQuery, type CollectionParams, type Page, type Scope } from '../items/items.logic.ts';
-import type { ListContext } from '../items/items.routes.ts';
+import type { ListContext } from '../items/kinds.ts';
 import { newId } from '../lib/ids.ts';
 import { msToSeconds, nowMs } from '../lib/time.ts';
-import { roundPoint } from '../locations/precision.ts';
+import { EXACT_PLACES, publicPlacesFor, type PublicPlaces } from '../privacy/places.ts';
 import { getSettings } from '../settings/settings.logic.ts';
 import { findUserById } from '../users/users.repo.ts';
 import { deliveriesForPosts, enqueueDeliveries, groupErrors, type Delivery } from '../services/deliveries.logic.ts';
@@ -53,7 +53,7 @@ export interface NewPost {
  * a medium made private after the post, or a post made public later, must not show a private
  * medium's id (docs/privacy.md).
  */
-export function toPost(row: PostRow, username: string, precisionM: number, publicMedia: ReadonlySet<string>): Post {
+export function toPost(row: PostRow, username: string, places: PublicPlaces, publicMedia: ReadonlySet<string>): Post {
   const exact = row.lat === null || row.lon === null ? null : { lat: row.lat, lon: row.lon };
   const mediaIds = JSON.parse(row.media_ids) as string[];
   return {
@@ -64,15 +64,9 @@ export function toPost(row: PostRow, username: string, precisionM: number, publi
     time: msToSeconds(row.time),
     created_at: msToSeconds(row.created_at),
     media_ids: row.scope === 'public' ? mediaIds.filter((id) => publicMedia.has(id)) : mediaIds,
-    location: exact && row.scope === 'public' ? roundPoint(exact.lat, exact.lon, precisionM) : exact,
+    location: exact && row.scope === 'public' ? places.serve(exact.lat, exact.lon) : exact,
     source: row.source,
   };
-}
-
-/** The owner's location precision, read only when a row has a location to round. */
-async function precisionFor(db: Db, userId: string, rows: PostRow[]): Promise<number> {
-  const needed = rows.some((row) => row.scope === 'public' && row.lat !== null);
-  return needed ? (await getSettings(db, userId)).publicLocationPrecisionM : 0;
 }
 
 /** Which media the public ones of these posts name are public (a post names its owner's media only). */
@@ -84,9 +78,9 @@ export async function publicMediaOf(db: Db, userId: string, rows: PostRow[]): Pr
 
 export async function listPosts(db: Db, ctx: ListContext<PostsParams>): Promise<Page<Post>> {
   const result = await selectPostPage(db, { owner: ctx.owner.id, scope: ctx.scope }, toPageQuery(ctx.query));
-  const precision = await precisionFor(db, ctx.owner.id, result.rows);
+  const places = await publicPlacesFor(db, ctx.owner.id, result.rows);
   const media = await publicMediaOf(db, ctx.owner.id, result.rows);
-  if (!ctx.byOwner) return pageOf(result, (row) => toPost(row, ctx.owner.username, precision, media));
+  if (!ctx.byOwner) return pageOf(result, (row) => toPost(row, ctx.owner.username, places, media));
   // The owner's own collections show each post's deliveries (docs/api.md "Objects").
   const deliveries = await deliveriesForPosts(
     db,
@@ -94,7 +88,7 @@ export async function listPosts(db: Db, ctx: ListContext<PostsParams>): Promise<
     result.rows.map((row) => row.id),
   );
   return pageOf(result, (row) => ({
-    ...toPost(row, ctx.owner.username, precision, media),
+    ...toPost(row, ctx.owner.username, places, media),
     deliveries: deliveries.get(row.id) ?? [],
   }));
 }
@@ -103,7 +97,7 @@ export async function getPost(db: Db, id: string, auth: Auth | undefined): Promi
   const row = await readItem(db, 'posts', id, auth);
   const owner = await findUserById(db, row.user_id);
   const media = await publicMediaOf(db, row.user_id, [row]);
-  const post = toPost(row, owner?.username ?? '', await precisionFor(db, row.user_id, [row]), media);
+  const post = toPost(row, owner?.username ?? '', await publicPlacesFor(db, row.user_id, [row]), media);
   if (auth?.userId !== row.user_id) return post;
   return { ...post, deliveries: (await deliveriesForPosts(db, row.user_id, [row.id])).get(row.id) ?? [] };
 }
@@ -150,7 +144,7 @@ export async function createPost(db: Db, userId: string, input: NewPost, deliver
   };
   const owner = await findUserById(db, userId);
   // The owner sees the exact post (precision 0); the services get it as the owner wrote it.
-  const post = toPost(row, owner?.username ?? '', 0, new Set(mediaIds));
+  const post = toPost(row, owner?.username ?? '', EXACT_PLACES, new Set(mediaIds));
   return db.transaction().execute(async (trx) => {
     await insertPost(trx, row);
     const deliveries = await enqueueDeliveries(trx, {

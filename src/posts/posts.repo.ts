@@ -1,6 +1,7 @@
 import type { Db } from '../db/database.ts';
 import type { PostsTable, ScopeValue } from '../db/schema.ts';
 import { selectPage, type Audience, type PageQuery } from '../items/items.repo.ts';
+import { selectOwned } from '../items/owned.repo.ts';
 
 export type PostRow = PostsTable;
 
@@ -13,13 +14,6 @@ export async function insertPost(db: Db, row: PostRow): Promise<void> {
 }
 
 /** The scope of each of these medium ids that belongs to the user; the others are left out. */
-export async function ownMediumScopes(db: Db, userId: string, ids: string[]): Promise<Map<string, ScopeValue>> {
-  if (ids.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('media')
-    .select(['id', 'scope'])
-    .where('user_id', '=', userId)
-    .where('id', 'in', [...new Set(ids)])
-    .execute();
-  return new Map(rows.map((row) => [row.id, row.scope]));
+export function ownMediumScopes(db: Db, userId: string, ids: string[]): Promise<Map<string, ScopeValue>> {
+  return selectOwned<ScopeValue>(db, 'media', 'scope', userId, ids);
 }

@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import type { Db } from '../db/database.ts';
 import { problems } from '../http/schemas.ts';
 import { strictBody } from '../http/strict-body.ts';
-import { registerItemReads } from '../items/items.routes.ts';
+import { registerItemReads } from '../item-routes/reads.routes.ts';
 import type { PageCache } from '../items/public-pages.ts';
 import { ATOM, JSON_FEED, renderPosts } from './posts.feeds.ts';
 import { createPost, getPost, listPosts, type Post, type PostsParams } from './posts.logic.ts';
@@ -41,7 +41,7 @@ export async function postsRoutes(fastify: FastifyInstance, options: PostsRoutes
       },
       list: (ctx) => listPosts(db, ctx),
       byId: (id, auth) => getPost(db, id, auth),
-      render: (request, page, ctx) => renderPosts(request, page.items, ctx.query, baseUrl, ctx.owner.username),
+      render: (accept, page, ctx) => renderPosts(accept, page.items, ctx.query, baseUrl, ctx.owner.username),
     },
   );
 

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Db } from '../db/database.ts';
+import { callerId } from '../http/caller.ts';
 import { problems } from '../http/schemas.ts';
 import { strictBody } from '../http/strict-body.ts';
 import { addGroupMember, createGroup, deleteGroup, getGroup, listGroups, removeGroupMember } from './services.logic.ts';
@@ -13,7 +14,6 @@ const tags = ['services'];
 
 export async function groupsRoutes(fastify: FastifyInstance, { db }: { db: Db }) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const userId = (request: { auth: { userId: string } | undefined }) => request.auth?.userId ?? '';
 
   app.get(
     '/services/groups',
@@ -25,7 +25,7 @@ export async function groupsRoutes(fastify: FastifyInstance, { db }: { db: Db })
         response: { 200: Type.Array(Type.Ref('ServiceGroup')), ...problems(401) },
       },
     },
-    async (request) => listGroups(db, userId(request)),
+    async (request) => listGroups(db, callerId(request)),
   );
 
   app.post(
@@ -42,7 +42,7 @@ export async function groupsRoutes(fastify: FastifyInstance, { db }: { db: Db })
       validatorCompiler: strictBody,
     },
     async (request, reply) => {
-      const group = await createGroup(db, userId(request), request.body);
+      const group = await createGroup(db, callerId(request), request.body);
       return reply.code(201).header('location', `/services/groups/${group.id}`).send(group);
     },
   );
@@ -58,7 +58,7 @@ export async function groupsRoutes(fastify: FastifyInstance, { db }: { db: Db })
         response: { 200: Type.Ref('ServiceGroup'), ...problems(400, 401, 404) },
       },
     },
-    async (request) => getGroup(db, userId(request), request.params.id),
+    async (request) => getGroup(db, callerId(request), request.params.id),
   );
 
   app.delete(
@@ -74,7 +74,7 @@ export async function groupsRoutes(fastify: FastifyInstance, { db }: { db: Db })
       },
     },
     async (request, reply) => {
-      await deleteGroup(db, userId(request), request.params.id);
+      await deleteGroup(db, callerId(request), request.params.id);
       return reply.code(204).send(null);
     },
   );
@@ -91,7 +91,7 @@ export async function groupsRoutes(fastify: FastifyInstance, { db }: { db: Db })
         response: { 200: Type.Ref('ServiceGroup'), ...problems(400, 401, 404) },
       },
     },
-    async (request) => addGroupMember(db, userId(request), request.params.id, request.params.service_id),
+    async (request) => addGroupMember(db, callerId(request), request.params.id, request.params.service_id),
   );
 
   app.delete(
@@ -107,7 +107,7 @@ export async function groupsRoutes(fastify: FastifyInstance, { db }: { db: Db })
       },
     },
     async (request, reply) => {
-      await removeGroupMember(db, userId(request), request.params.id, request.params.service_id);
+      await removeGroupMember(db, callerId(request), request.params.id, request.params.service_id);
       return reply.code(204).send(null);
     },
   );

@@ -2,6 +2,7 @@
 // service or group is simply not found.
 import type { Db } from '../db/database.ts';
 import type { ServiceGroupsTable, ServicesTable } from '../db/schema.ts';
+import { selectOwned } from '../items/owned.repo.ts';
 
 export type ServiceRow = ServicesTable;
 export type GroupRow = ServiceGroupsTable & { service_ids: string[] };
@@ -124,26 +125,12 @@ export async function removeMember(db: Db, userId: string, groupId: string, serv
 
 /** The caller's group ids among `ids` (unknown and foreign ones are left out). */
 export async function ownedGroupIds(db: Db, userId: string, ids: readonly string[]): Promise<Set<string>> {
-  if (ids.length === 0) return new Set();
-  const rows = await db
-    .selectFrom('service_groups')
-    .select('id')
-    .where('user_id', '=', userId)
-    .where('id', 'in', [...ids])
-    .execute();
-  return new Set(rows.map((row) => row.id));
+  return new Set((await selectOwned(db, 'service_groups', 'id', userId, ids)).keys());
 }
 
 /** The caller's services among `ids`, each with its type. */
-export async function ownedServiceTypes(db: Db, userId: string, ids: readonly string[]): Promise<Map<string, string>> {
-  if (ids.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('services')
-    .select(['id', 'type'])
-    .where('user_id', '=', userId)
-    .where('id', 'in', [...ids])
-    .execute();
-  return new Map(rows.map((row) => [row.id, row.type]));
+export function ownedServiceTypes(db: Db, userId: string, ids: readonly string[]): Promise<Map<string, string>> {
+  return selectOwned<string>(db, 'services', 'type', userId, ids);
 }
 
 export async function setIngestTokenHash(db: Db, userId: string, id: string, hash: string, now: number): Promise<void> {

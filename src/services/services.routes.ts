@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Db } from '../db/database.ts';
+import { callerId } from '../http/caller.ts';
 import { problems } from '../http/schemas.ts';
 import { strictBody } from '../http/strict-body.ts';
 import { groupsRoutes } from './groups.routes.ts';
@@ -30,7 +31,6 @@ export async function servicesRoutes(fastify: FastifyInstance, { db, secretsKey,
   app.addSchema(ServiceSchema);
   app.addSchema(ServiceGroupSchema);
   app.addSchema(DeliverySchema);
-  const userId = (request: { auth: { userId: string } | undefined }) => request.auth?.userId ?? '';
 
   app.get(
     '/services',
@@ -43,7 +43,7 @@ export async function servicesRoutes(fastify: FastifyInstance, { db, secretsKey,
         response: { 200: Type.Array(Type.Ref('Service')), ...problems(401) },
       },
     },
-    async (request) => listServices(db, baseUrl, userId(request)),
+    async (request) => listServices(db, baseUrl, callerId(request)),
   );
 
   app.get(
@@ -60,7 +60,7 @@ export async function servicesRoutes(fastify: FastifyInstance, { db, secretsKey,
         response: { 200: Type.Array(Type.Ref('Service')), ...problems(400, 401, 404) },
       },
     },
-    async (request) => [await getService(db, baseUrl, userId(request), request.params.id)],
+    async (request) => [await getService(db, baseUrl, callerId(request), request.params.id)],
   );
 
   app.post(
@@ -81,7 +81,7 @@ export async function servicesRoutes(fastify: FastifyInstance, { db, secretsKey,
       validatorCompiler: strictBody,
     },
     async (request, reply) => {
-      const service = await createService(db, secretsKey, baseUrl, userId(request), request.body);
+      const service = await createService(db, secretsKey, baseUrl, callerId(request), request.body);
       return reply.code(201).header('location', `/services/${service.id}`).send(service);
     },
   );
@@ -99,7 +99,7 @@ export async function servicesRoutes(fastify: FastifyInstance, { db, secretsKey,
       },
     },
     async (request, reply) => {
-      await deleteService(db, userId(request), request.params.id);
+      await deleteService(db, callerId(request), request.params.id);
       return reply.code(204).send(null);
     },
   );
@@ -121,7 +121,7 @@ export async function servicesRoutes(fastify: FastifyInstance, { db, secretsKey,
         },
       },
     },
-    async (request) => ({ ingest: await rotateIngestToken(db, baseUrl, userId(request), request.params.id) }),
+    async (request) => ({ ingest: await rotateIngestToken(db, baseUrl, callerId(request), request.params.id) }),
   );
 
   await app.register(groupsRoutes, { db });

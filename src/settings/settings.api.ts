@@ -7,6 +7,7 @@ import { unauthorized } from '../http/auth.ts';
 import { fieldError, invalid, type FieldError } from '../http/errors.ts';
 import { nowMs } from '../lib/time.ts';
 import { findUserById, updateProfileRow, type UserRow } from '../users/users.repo.ts';
+import type { Zone } from '../privacy/zones.ts';
 import { getSettings, settingsProblems, updateSettings, type Settings } from './settings.logic.ts';
 
 /** The settings object of the API (docs/api.md "Objects": settings), in its field names. */
@@ -14,6 +15,7 @@ export interface SettingsObject {
   default_scopes: { posts: ScopeValue; media: ScopeValue; locations: ScopeValue };
   timezone: string;
   public_location_precision_m: number;
+  privacy_zones: Zone[];
   display_name: string;
   bio: string;
 }
@@ -27,6 +29,7 @@ function toSettingsObject(settings: Settings, profile: { display_name: string; b
     default_scopes: { ...settings.defaultScopes },
     timezone: settings.timezone,
     public_location_precision_m: settings.publicLocationPrecisionM,
+    privacy_zones: settings.privacyZones,
     display_name: profile.display_name,
     bio: profile.bio,
   };
@@ -49,6 +52,7 @@ const itemChange = (change: SettingsObjectChange) => ({
   defaultScopes: change.default_scopes,
   timezone: change.timezone,
   publicLocationPrecisionM: change.public_location_precision_m,
+  privacyZones: change.privacy_zones,
 });
 
 /** What the body schema cannot say: a real IANA zone and the like, a display name that is not blank. */

@@ -5,6 +5,8 @@ import type { Db } from '../db/database.ts';
 import type { ScopeValue } from '../db/schema.ts';
 import { fieldError, invalid, type FieldError } from '../http/errors.ts';
 import { nowMs } from '../lib/time.ts';
+import { lockPlacesForChange, PRECISION_DEFAULT_M, PRECISION_MAX_M, refreshHiddenFlags } from '../privacy/places.ts';
+import { normalZones, parseZones, sameZones, zoneProblems, type Zone } from '../privacy/zones.ts';
 import { findSettingsRow, upsertSettingsRow, type SettingsRow } from './settings.repo.ts';
 
 export interface Settings {
@@ -14,20 +16,21 @@ export interface Settings {
   timezone: string;
   /** Public locations are rounded to a grid of this many metres; 0 serves them exactly. */
   publicLocationPrecisionM: number;
+  /** Circles whose points strangers never see (src/privacy/zones.ts). */
+  privacyZones: Zone[];
 }
 
 /**
  * The defaults. Posts are written to be read: public. Locations are private (docs/api.md: "locations
  * default to private"), and so are media: a photo carries where and when it was taken, so
- * publishing one should be a choice, not an accident. 1000 m hides the house, not the town.
+ * publishing one should be a choice, not an accident. The precision: src/privacy/places.ts.
  */
 export const DEFAULT_SETTINGS: Settings = {
   defaultScopes: { posts: 'public', media: 'private', locations: 'private' },
   timezone: 'UTC',
-  publicLocationPrecisionM: 1000,
+  publicLocationPrecisionM: PRECISION_DEFAULT_M,
+  privacyZones: [],
 };
-
-export const PRECISION_MAX_M = 100_000;
 
 function fromRow(row: SettingsRow): Settings {
   return {
@@ -38,6 +41,7 @@ function fromRow(row: SettingsRow): Settings {
     },
     timezone: row.timezone,
     publicLocationPrecisionM: row.public_location_precision_m,
+    privacyZones: parseZones(row.privacy_zones),
   };
 }
 
@@ -59,6 +63,7 @@ export interface SettingsChange {
   defaultScopes?: Partial<Settings['defaultScopes']>;
   timezone?: string;
   publicLocationPrecisionM?: number;
+  privacyZones?: Zone[] | undefined;
 }
 
 /** What is wrong with a change, field by field (paths as in the POST /settings body). */
@@ -71,18 +76,26 @@ export function settingsProblems(change: SettingsChange): FieldError[] {
   if (precision !== undefined && (!Number.isInteger(precision) || precision < 0 || precision > PRECISION_MAX_M)) {
     errors.push(fieldError('body/public_location_precision_m', `must be a whole number from 0 to ${PRECISION_MAX_M}`));
   }
+  if (change.privacyZones !== undefined) errors.push(...zoneProblems(change.privacyZones, 'body/privacy_zones'));
   return errors;
 }
 
-/** Applies a partial change and returns the whole new settings; 400 for a bad value. */
+/**
+ * Applies a partial change and returns the whole new settings; 400 for a bad value. A change of
+ * the zones or the precision sets the hidden flag of every point it concerns in the same
+ * transaction, so no answer ever sees the new settings with the old flags (src/privacy/places.ts).
+ */
 export async function updateSettings(db: Db, userId: string, change: SettingsChange): Promise<Settings> {
   const errors = settingsProblems(change);
   if (errors.length > 0) throw invalid('The settings are invalid', errors);
+  if (!db.isTransaction) return db.transaction().execute((trx) => updateSettings(trx, userId, change));
+  await lockPlacesForChange(db, userId);
   const current = await getSettings(db, userId);
   const next: Settings = {
     defaultScopes: { ...current.defaultScopes, ...change.defaultScopes },
     timezone: change.timezone ?? current.timezone,
     publicLocationPrecisionM: change.publicLocationPrecisionM ?? current.publicLocationPrecisionM,
+    privacyZones: change.privacyZones === undefined ? current.privacyZones : normalZones(change.privacyZones),
   };
   await upsertSettingsRow(db, {
     user_id: userId,
@@ -91,7 +104,13 @@ export async function updateSettings(db: Db, userId: string, change: SettingsCha
     default_location_scope: next.defaultScopes.locations,
     timezone: next.timezone,
     public_location_precision_m: next.publicLocationPrecisionM,
+    privacy_zones: JSON.stringify(next.privacyZones),
     updated_at: nowMs(),
   });
+  const zonesChanged = !sameZones(current.privacyZones, next.privacyZones);
+  const precisionChanged = current.publicLocationPrecisionM !== next.publicLocationPrecisionM;
+  if (zonesChanged || (precisionChanged && next.privacyZones.length > 0)) {
+    await refreshHiddenFlags(db, userId, next.privacyZones, next.publicLocationPrecisionM);
+  }
   return next;
 }

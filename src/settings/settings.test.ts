@@ -39,6 +39,7 @@ const DEFAULTS = {
   default_scopes: { posts: 'public', media: 'private', locations: 'private' },
   timezone: 'UTC',
   public_location_precision_m: 1000,
+  privacy_zones: [],
   display_name: 'Set Ter',
   bio: 'Before.',
 };
@@ -73,6 +74,7 @@ describe('POST /settings', () => {
       default_scopes: { posts: 'private', media: 'public', locations: 'public' },
       timezone: 'Europe/Berlin',
       public_location_precision_m: 0,
+      privacy_zones: [{ name: 'Home', lat: 52.5, lon: 13.4, radius_m: 200 }],
       display_name: 'Everything',
       bio: 'All of it.',
     };

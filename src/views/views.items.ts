@@ -5,7 +5,7 @@ import type { Db } from '../db/database.ts';
 import { toLocation, type Location } from '../locations/locations.logic.ts';
 import { toMedium, type Medium } from '../media/media.logic.ts';
 import { publicMediaOf, toPost, type Post } from '../posts/posts.logic.ts';
-import { getSettings } from '../settings/settings.logic.ts';
+import { publicPlacesFor, type PublicPlaces } from '../privacy/places.ts';
 import type { TaggedRow } from './views.repo.ts';
 
 export type ViewItem =
@@ -15,16 +15,16 @@ function mapRow(
   tagged: TaggedRow,
   username: string,
   baseUrl: string,
-  precisionM: number,
+  places: PublicPlaces,
   publicMedia: ReadonlySet<string>,
 ): ViewItem {
   switch (tagged.kind) {
     case 'posts':
-      return { kind: 'posts', item: toPost(tagged.row, username, precisionM, publicMedia) };
+      return { kind: 'posts', item: toPost(tagged.row, username, places, publicMedia) };
     case 'media':
-      return { kind: 'media', item: toMedium(tagged.row, username, baseUrl, precisionM) };
+      return { kind: 'media', item: toMedium(tagged.row, username, baseUrl, places) };
     case 'locations':
-      return { kind: 'locations', item: toLocation(tagged.row, username, precisionM) };
+      return { kind: 'locations', item: toLocation(tagged.row, username, places) };
   }
 }
 
@@ -33,9 +33,12 @@ export async function toViewItem(
   { baseUrl, owner }: { baseUrl: string; owner: { id: string; username: string } },
   rows: TaggedRow[],
 ): Promise<ViewItem[]> {
-  const needsPrecision = rows.some((tagged) => tagged.row.scope === 'public');
-  const precision = needsPrecision ? (await getSettings(db, owner.id)).publicLocationPrecisionM : 0;
+  const places = await publicPlacesFor(
+    db,
+    owner.id,
+    rows.map((tagged) => tagged.row),
+  );
   const posts = rows.flatMap((tagged) => (tagged.kind === 'posts' ? [tagged.row] : []));
   const publicMedia = await publicMediaOf(db, owner.id, posts);
-  return rows.map((tagged) => mapRow(tagged, owner.username, baseUrl, precision, publicMedia));
+  return rows.map((tagged) => mapRow(tagged, owner.username, baseUrl, places, publicMedia));
 }

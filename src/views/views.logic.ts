@@ -19,8 +19,9 @@ import { encodeCursor, ownerById, toPageQuery, type CollectionParams, type Scope
 import type { Audience, ItemTable, PageQuery } from '../items/items.repo.ts';
 import { newId } from '../lib/ids.ts';
 import { msToSeconds, nowMs, secondsToMs } from '../lib/time.ts';
-import { checkedBox, servedPlaceFilter } from '../locations/bbox.ts';
-import { getSettings } from '../settings/settings.logic.ts';
+import { checkedBox } from '../items/box.ts';
+import { servedPlaceFilter } from '../privacy/served-box.ts';
+import { publicPlacesOf } from '../privacy/places.ts';
 import { findUserById } from '../users/users.repo.ts';
 import { toViewItem, type ViewItem } from './views.items.ts';
 import {
@@ -284,7 +285,8 @@ export async function readView(
   // Judged where each item is served: a public one rounded to the owner's precision, so what a
   // page holds, its cursor and whether there is a next page tell nothing finer (docs/privacy.md).
   const box = filters.bbox && checkedBox(filters.bbox);
-  const place = box && servedPlaceFilter(box, (await getSettings(db, row.user_id)).publicLocationPrecisionM);
+  const places = box && (await publicPlacesOf(db, row.user_id));
+  const place = box && places && servedPlaceFilter(box, places.precisionM, places.hides);
   const results = await Promise.all(
     kinds.map((kind) => selectViewPage(db, kind, audience, page, filters, row.user_id, place)),
   );

@@ -12,8 +12,8 @@ import {
   type ItemTable,
   type PageQuery,
 } from '../items/items.repo.ts';
-import type { PlaceFilter } from '../locations/bbox.ts';
-import { placeFilter } from '../locations/locations.repo.ts';
+import type { PlaceFilter } from '../privacy/served-box.ts';
+import { placeFilter } from '../privacy/served-box.repo.ts';
 
 export type ViewRow = ViewsTable;
 
@@ -108,7 +108,7 @@ export async function selectViewPage(
   page: PageQuery,
   filters: StoredFilters,
   owner: string,
-  /** The view's box (src/locations/bbox.ts `servedPlaceFilter`). */
+  /** The view's box (src/privacy/served-box.ts `servedPlaceFilter`). */
   place: PlaceFilter | undefined,
 ): Promise<{ rows: TaggedRow[]; more: boolean }> {
   const filter = filterFor(db, table, filters, owner, place);

@@ -18,7 +18,7 @@ import {
 } from '../../test/fuzz.ts';
 import { tokenFor } from '../../test/tokens.ts';
 import { newId } from '../lib/ids.ts';
-import { roundPoint } from '../locations/precision.ts';
+import { roundPoint } from '../privacy/precision.ts';
 
 let t: TestApp;
 let owner: Awaited<ReturnType<typeof createTestUser>>;

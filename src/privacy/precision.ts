@@ -17,7 +17,7 @@ export function gridLatStep(precisionM: number): number {
 }
 
 /** The grid at a (rounded) latitude: longitude degrees shrink with cos(latitude). */
-function lonStep(latStep: number, roundedLat: number): number {
+export function gridLonStep(latStep: number, roundedLat: number): number {
   const cos = Math.cos((roundedLat * Math.PI) / 180);
   return cos * 360 <= latStep ? 360 : Math.min(360, latStep / cos);
 }
@@ -29,7 +29,7 @@ export function roundPoint(lat: number, lon: number, precisionM: number): { lat:
   const roundedLat = Math.max(-90, Math.min(90, Math.round(lat / latStep) * latStep));
   // The longitude grid is chosen by the rounded latitude, so every point of one cell row
   // shares one grid: deterministic, whatever the exact latitude was.
-  const step = lonStep(latStep, roundedLat);
+  const step = gridLonStep(latStep, roundedLat);
   let roundedLon = Math.round(lon / step) * step;
   if (roundedLon > 180) roundedLon -= 360;
   if (roundedLon < -180) roundedLon += 360;
@@ -43,5 +43,5 @@ export function roundPoint(lat: number, lon: number, precisionM: number): { lat:
 export function gridMargin(precisionM: number, maxAbsLat: number): GridStep {
   if (precisionM <= 0) return { lat: 0, lon: 0 };
   const latStep = gridLatStep(precisionM);
-  return { lat: latStep, lon: lonStep(latStep, Math.min(90, maxAbsLat + latStep)) };
+  return { lat: latStep, lon: gridLonStep(latStep, Math.min(90, maxAbsLat + latStep)) };
 }

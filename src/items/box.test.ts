@@ -1,4 +1,4 @@
-// Bounding boxes (src/locations/bbox.ts, docs/privacy.md): across the antimeridian, all 360
+// Bounding boxes (src/items/box.ts, docs/privacy.md): across the antimeridian, all 360
 // degrees, touching a pole, a single point; on the owner's and the public collections and on
 // private and public views, each returning exactly what it contains.
 import fc from 'fast-check';
@@ -7,10 +7,11 @@ import { buildTestApp, createTestUser, type TestApp } from '../../test/helpers.t
 import { insertItems } from '../../test/items.ts';
 import { tokenFor } from '../../test/tokens.ts';
 import { updateSettings } from '../settings/settings.logic.ts';
-import { selectPage } from '../items/items.repo.ts';
-import { boxContains, readBox, servedPlaceFilter, widenBox, type Box } from './bbox.ts';
-import { placeFilter } from './locations.repo.ts';
-import { roundPoint } from './precision.ts';
+import { selectPage } from './items.repo.ts';
+import { boxContains, readBox, type Box } from './box.ts';
+import { servedPlaceFilter, widenBox } from '../privacy/served-box.ts';
+import { placeFilter } from '../privacy/served-box.repo.ts';
+import { roundPoint } from '../privacy/precision.ts';
 
 const PLACES = {
   eastOfDateLine: { lat: 45, lon: 179.95 },
