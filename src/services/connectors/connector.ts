@@ -4,6 +4,7 @@
 // worker, the routes and the storage know nothing about any particular type.
 import type { TObject } from 'typebox';
 import type { Outbound } from '../../lib/ssrf.ts';
+import type { Poller } from '../polling/poller.ts';
 import type { Ingest } from './tracker.ts';
 
 export type Capability = 'publish' | 'import';
@@ -55,6 +56,8 @@ export interface Connector {
   /** Reads what a tracker app sends to the service's ingest URL. Absent: the type has no
    * ingest URL and no ingest token. */
   ingest?: Ingest;
+  /** Brings posts in on a schedule (src/services/polling/). Absent: the type polls nothing. */
+  poll?: Poller;
 }
 
 /** A failed delivery attempt; `permanent` ones are not retried. */
