@@ -90,3 +90,28 @@ export async function deliveredTo(db: Db, userId: string, urls: readonly string[
     .execute();
   return new Set(rows.flatMap((row) => (row.remote_url === null ? [] : [row.remote_url])));
 }
+
+/**
+ * The text of the person's posts whose delivery to the service has no remote URL to match an
+ * echo by (pending, or delivered without one), newest first, at most `limit`.
+ */
+export async function unmatchedDeliveryTexts(
+  db: Db,
+  userId: string,
+  serviceId: string,
+  limit: number,
+): Promise<string[]> {
+  const rows = await db
+    .selectFrom('deliveries as d')
+    .innerJoin('posts as p', 'p.id', 'd.post_id')
+    .select('p.text')
+    .where('d.user_id', '=', userId)
+    .where('d.service_id', '=', serviceId)
+    .where((w) =>
+      w.or([w('d.status', '=', 'pending'), w.and([w('d.status', '=', 'delivered'), w('d.remote_url', 'is', null)])]),
+    )
+    .orderBy('d.created_at', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => row.text);
+}

@@ -12,11 +12,11 @@ import type { Outbound } from '../../lib/ssrf.ts';
 import { insertPost } from '../../posts/posts.repo.ts';
 import { getSettings } from '../../settings/settings.logic.ts';
 import { isServiceType, connectors } from '../connectors/index.ts';
-import { deliveredTo } from '../deliveries.repo.ts';
+import { deliveredTo, unmatchedDeliveryTexts } from '../deliveries.repo.ts';
 import { openSecrets, type SecretKey } from '../secrets.ts';
 import { setServiceStatus } from '../services.repo.ts';
 import { PollError, type Entry, type Poller } from './poller.ts';
-import { importedPost, nextPollAt, planImport } from './polls.logic.ts';
+import { echoText, importedPost, nextPollAt, planImport } from './polls.logic.ts';
 import { findPollRow, queuePoll, recordEntry, savePollRow, seenEntries, type PollRow } from './polls.repo.ts';
 
 export interface PollDeps {
@@ -63,6 +63,9 @@ async function pollingService(db: Db, serviceId: string) {
   if (!poller?.enabled(config)) return undefined;
   return { service, poller, config };
 }
+
+/** Posts on their way to a service compared by text, at most (the newest). */
+const ECHO_TEXTS_MAX = 200;
 
 const lost = () => new Error('the poll job was taken over by another worker');
 
@@ -138,7 +141,10 @@ export function pollHandler(deps: PollDeps): JobHandler<Outcome> {
         entries.map((e) => e.key),
         urls,
       );
-      const echoes = await deliveredTo(db, userId, [...urls, ...entries.flatMap((e) => e.aliases)]);
+      const echoes = {
+        urls: await deliveredTo(db, userId, [...urls, ...entries.flatMap((e) => e.aliases)]),
+        texts: new Set((await unmatchedDeliveryTexts(db, userId, serviceId, ECHO_TEXTS_MAX)).map(echoText)),
+      };
       const plan = planImport(entries, seen, echoes, first, poller.backlog(config));
       if (!(await job.renewLease())) throw lost();
       return {

@@ -34,6 +34,17 @@ export interface Seen {
   urls: ReadonlySet<string>;
 }
 
+/** Text compared for the echo rule: whitespace does not count. */
+export const echoText = (text: string) => text.replace(/\s+/g, ' ').trim();
+
+/** What marks an entry as an echo of a post Waypost delivered. */
+export interface Echoes {
+  /** Where the person's deliveries put posts (remote URLs). */
+  urls: ReadonlySet<string>;
+  /** The text (`echoText`) of posts on their way to this service, whose URL is not known yet. */
+  texts: ReadonlySet<string>;
+}
+
 export interface Plan {
   /** New entries that become posts, newest first. */
   store: Entry[];
@@ -44,16 +55,11 @@ export interface Plan {
 /**
  * Which entries of a poll become posts. An entry is new when neither its key nor its link was
  * seen before (a feed that changes its entries' ids keeps their links); one whose link or
- * address is where a delivery of the person put a post is an echo of that post. The first poll
+ * address is where a delivery of the person put a post is an echo of that post, and so is one
+ * with the text of a post still on its way to the service (its URL not known yet). The first poll
  * stores the newest `backlog` entries, later ones up to ENTRIES_PER_POLL.
  */
-export function planImport(
-  entries: Entry[],
-  seen: Seen,
-  echoes: ReadonlySet<string>,
-  first: boolean,
-  backlog: number,
-): Plan {
+export function planImport(entries: Entry[], seen: Seen, echoes: Echoes, first: boolean, backlog: number): Plan {
   // Newest first by time when every entry has one; otherwise the document's order stands.
   const ordered = entries.every((e) => e.timeMs !== null)
     ? [...entries].sort((a, b) => (b.timeMs ?? 0) - (a.timeMs ?? 0))
@@ -66,7 +72,9 @@ export function planImport(
     if (keys.has(entry.key) || seen.keys.has(entry.key)) continue;
     keys.add(entry.key);
     const known = entry.url !== null && seen.urls.has(entry.url);
-    const echo = [entry.url, ...entry.aliases].some((url) => url !== null && echoes.has(url));
+    const echo =
+      [entry.url, ...entry.aliases].some((url) => url !== null && echoes.urls.has(url)) ||
+      (echoes.texts.size > 0 && echoes.texts.has(echoText(entry.text)));
     if (known || echo || store.length >= limit) skip.push(entry);
     else store.push(entry);
   }
