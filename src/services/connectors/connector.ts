@@ -1,6 +1,7 @@
 // The one interface every outside service is reached through (docs/conventions.md 11). A connector knows
-// its configuration (which fields are secrets) and what it does: publish a post, or take the
-// points a tracker app sends (`ingest`, src/services/connectors/tracker.ts), or both. The
+// its configuration (which fields are secrets) and what it does: publish a post, take the
+// points a tracker app sends (`ingest`, src/services/connectors/tracker.ts), or bring posts in
+// on a schedule (`poll`, src/services/polling/poller.ts). The
 // worker, the routes and the storage know nothing about any particular type.
 import type { TObject } from 'typebox';
 import type { Outbound } from '../../lib/ssrf.ts';
