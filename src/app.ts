@@ -31,6 +31,7 @@ import { permissionsRoutes } from './oauth/permissions.routes.ts';
 import { deleteProviderSessions } from './oauth/oauth.repo.ts';
 import { providerRoutes } from './oauth/provider.routes.ts';
 import { createProvider } from './oauth/provider.ts';
+import { deliveriesRoutes } from './services/deliveries.routes.ts';
 import { secretsKey } from './services/secrets.ts';
 import { servicesRoutes } from './services/services.routes.ts';
 import { trackersRoutes } from './services/trackers.routes.ts';
@@ -170,6 +171,12 @@ export async function buildApp({ config, database, logger, onJobsQueued }: AppDe
   await app.register(importsRoutes, { db, config, onJobsQueued });
   await app.register(historyRoutes, { db, baseUrl: config.baseUrl });
   await app.register(servicesRoutes, { db, secretsKey: secretsKey(config.secretKey), baseUrl: config.baseUrl });
+  await app.register(deliveriesRoutes, {
+    db,
+    baseUrl: config.baseUrl,
+    deliveryMaxAttempts: config.deliveryMaxAttempts,
+    onJobsQueued,
+  });
   await app.register(trackersRoutes, { db });
   await app.register(settingsRoutes, { db });
   await app.register(viewsRoutes, { db, baseUrl: config.baseUrl });

@@ -4,6 +4,12 @@ import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 import { IMPORT_JOB, importHandler } from './imports/imports.job.ts';
 import { createOutbound, type Outbound } from './lib/ssrf.ts';
+import type { FetchDeps } from './media/media.fetch.ts';
+import { mediaJobsFor, type MediaJobs } from './media/media.jobs.ts';
+import { mediaStorage } from './media/media.storage.ts';
+import { ensurePollJobs } from './services/polling/polls.schedule.ts';
+import { pollHandler } from './services/polling/polls.job.ts';
+import { POLL_JOB } from './services/polling/polls.repo.ts';
 import { deliveryHandler } from './services/deliveries.job.ts';
 import { DELIVERY_JOB } from './services/deliveries.logic.ts';
 import { secretsKey } from './services/secrets.ts';
@@ -33,12 +39,29 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
   // A request must end well inside the lease, or a slow target would see a second worker's copy.
   const timeoutMs = Math.min(15_000, (config.jobLeaseSeconds * 1000) / 2);
   const outbound = options.outbound ?? createOutbound({ allow: config.outboundAllow, timeoutMs });
+  // Images brought in by polls: the image worker processes start on the first one.
+  let mediaJobs: MediaJobs | undefined;
+  let fetchDeps: FetchDeps | undefined;
+  const media = (): FetchDeps => {
+    mediaJobs ??= mediaJobsFor(config);
+    fetchDeps ??= { outbound, storage: mediaStorage(config.dataDir), jobs: mediaJobs };
+    return fetchDeps;
+  };
+  const secrets = secretsKey(config.secretKey);
   const worker = createWorker({
     db: database.db,
     dialect: database.dialect,
     handlers: {
-      [DELIVERY_JOB]: deliveryHandler({ db: database.db, outbound, secretsKey: secretsKey(config.secretKey), now }),
+      [DELIVERY_JOB]: deliveryHandler({ db: database.db, outbound, secretsKey: secrets, now }),
       [IMPORT_JOB]: importHandler({ database, now }),
+      [POLL_JOB]: pollHandler({
+        db: database.db,
+        outbound,
+        secretsKey: secrets,
+        now,
+        media,
+        imageMaxBytes: config.uploadLimit,
+      }),
     },
     // SQLite takes one writer at a time; more workers there would only wait on each other.
     concurrency: config.workerConcurrency,
@@ -50,10 +73,13 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
     ...(options.pollMs ? { pollMs: options.pollMs } : {}),
     ...(options.onError ? { onError: options.onError } : {}),
   });
+  // A polling service whose chain of poll jobs broke (a crash between two) gets its next one.
+  ensurePollJobs(database.db, now()).catch((error: unknown) => options.onError?.(error));
   return {
     worker,
     close: async () => {
       await worker.stop();
+      mediaJobs?.close();
       if (!options.outbound) await outbound.close();
     },
   };

@@ -46,6 +46,8 @@ export interface PostsTable extends ItemColumns {
   lat: number | null;
   lon: number | null;
   source: string | null;
+  /** Where an imported post lives outside (migration 0015); null for posts written here. */
+  source_url?: string | null;
 }
 
 export interface MediaTable extends ItemColumns {
@@ -276,6 +278,31 @@ export interface ImportsTable {
   updated_at: number;
 }
 
+/** A polling service's state (migration 0015, src/services/polling/). */
+export interface ServicePollsTable {
+  user_id: string;
+  service_id: string;
+  /** Conditional GET validators of the last 200 answer. */
+  etag: string | null;
+  last_modified: string | null;
+  /** Where the next poll starts (Mastodon: the newest status id seen). */
+  cursor: string | null;
+  /** Polls in a row that failed; 0 after one that worked. */
+  failures: number;
+  polled_at: number;
+}
+
+/** Every entry a polling service has shown, once (migration 0015). */
+export interface ImportedEntriesTable {
+  user_id: string;
+  service_id: string;
+  key: string;
+  url: string | null;
+  /** The post it became; null when it was seen but not imported. */
+  post_id: string | null;
+  created_at: number;
+}
+
 export interface Tables {
   users: UsersTable;
   setup_tokens: SetupTokensTable;
@@ -298,4 +325,6 @@ export interface Tables {
   jobs: JobsTable;
   idempotency_keys: IdempotencyKeysTable;
   imports: ImportsTable;
+  service_polls: ServicePollsTable;
+  imported_entries: ImportedEntriesTable;
 }

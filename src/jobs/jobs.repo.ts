@@ -123,3 +123,33 @@ export async function purgeEndedJobs(db: Db, before: number): Promise<number> {
     .executeTakeFirst();
   return Number(result.numDeletedRows);
 }
+
+/** The newest job of a kind about `ref` (a delivery's job, to send it again). */
+export function latestJobFor(db: Db, kind: string, ref: string): Promise<JobRow | undefined> {
+  return db
+    .selectFrom('jobs')
+    .selectAll()
+    .where('kind', '=', kind)
+    .where('ref', '=', ref)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .executeTakeFirst();
+}
+
+/** Queues an ended job again from its first attempt, due at once, with a new payload. */
+export async function restartJob(db: Db, id: string, payload: string, now: number): Promise<void> {
+  await db
+    .updateTable('jobs')
+    .set({
+      status: 'queued',
+      payload,
+      attempts: 0,
+      run_at: now,
+      locked_by: null,
+      locked_until: null,
+      last_error: null,
+      updated_at: now,
+    })
+    .where('id', '=', id)
+    .execute();
+}

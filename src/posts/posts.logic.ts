@@ -22,6 +22,7 @@ export interface Post {
   media_ids: string[];
   location: { lat: number; lon: number } | null;
   source: string | null;
+  source_url: string | null;
   /** Only for the owner. */
   deliveries?: Delivery[];
 }
@@ -66,6 +67,7 @@ export function toPost(row: PostRow, username: string, places: PublicPlaces, pub
     media_ids: row.scope === 'public' ? mediaIds.filter((id) => publicMedia.has(id)) : mediaIds,
     location: exact && row.scope === 'public' ? places.serve(exact.lat, exact.lon) : exact,
     source: row.source,
+    source_url: row.source_url ?? null,
   };
 }
 

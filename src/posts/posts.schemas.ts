@@ -21,7 +21,12 @@ export const PostSchema = Type.Object(
     location: Type.Union([Point, Type.Null()], {
       description: "Where it was written, or null; public posts at the owner's location precision.",
     }),
-    source: Type.Union([Type.String(), Type.Null()], { description: 'The service it came from, or null.' }),
+    source: Type.Union([Type.String(), Type.Null()], {
+      description: 'The id of the service it was brought in from (a feed, Mastodon), or null when written here.',
+    }),
+    source_url: Type.Union([Type.String(), Type.Null()], {
+      description: "Where an imported post lives outside (the feed entry's link, the status's URL), or null.",
+    }),
     deliveries: Type.Optional(
       Type.Array(
         Type.Object({

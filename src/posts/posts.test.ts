@@ -60,6 +60,7 @@ describe('POST /posts', () => {
       media_ids: [],
       location: { lat: 52.52, lon: 13.405 },
       source: null,
+      source_url: null,
       deliveries: [],
     });
     const read = await t.app.inject({ method: 'GET', url: `/posts/id/${body.id}` });

@@ -45,10 +45,10 @@ export function deliveryHandler({ db, outbound, secretsKey, now }: DeliveryDeps)
 
     async succeeded(trx, job, { remoteUrl, serviceId }, at) {
       if (!serviceId) return;
-      const { delivery_id: deliveryId } = job.payload as DeliveryPayload;
+      const { delivery_id: deliveryId, attempts_before: before = 0 } = job.payload as DeliveryPayload;
       await updatePendingDelivery(trx, deliveryId, {
         status: 'delivered',
-        attempts: job.attempt,
+        attempts: before + job.attempt,
         remote_url: remoteUrl,
         last_error: null,
         updated_at: at,
@@ -57,10 +57,10 @@ export function deliveryHandler({ db, outbound, secretsKey, now }: DeliveryDeps)
     },
 
     async failed(trx, job, error, final, at) {
-      const { delivery_id: deliveryId } = job.payload as DeliveryPayload;
+      const { delivery_id: deliveryId, attempts_before: before = 0 } = job.payload as DeliveryPayload;
       await updatePendingDelivery(trx, deliveryId, {
         status: final ? 'failed' : 'pending',
-        attempts: job.attempt,
+        attempts: before + job.attempt,
         last_error: error,
         updated_at: at,
       });

@@ -25,6 +25,8 @@ export interface Delivery {
 export interface DeliveryPayload {
   delivery_id: string;
   post: OutgoingPost;
+  /** Attempts made before a retry asked for (`POST .../retry`), so `attempts` keeps counting. */
+  attempts_before?: number;
 }
 
 export function toDelivery(row: DeliveryRow): Delivery {

@@ -51,3 +51,67 @@ export async function cancelPendingDeliveries(
     .execute();
   return rows.map((row) => row.id);
 }
+
+/** The delivery of a post of the person to a service, if there is one. */
+export function findPostDelivery(
+  db: Db,
+  userId: string,
+  postId: string,
+  serviceId: string,
+): Promise<DeliveryRow | undefined> {
+  return db
+    .selectFrom('deliveries')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('post_id', '=', postId)
+    .where('service_id', '=', serviceId)
+    .executeTakeFirst();
+}
+
+/** Puts a failed or cancelled delivery back to pending; false when it is in another state now. */
+export async function reopenDelivery(db: Db, id: string, now: number): Promise<boolean> {
+  const result = await db
+    .updateTable('deliveries')
+    .set({ status: 'pending', updated_at: now })
+    .where('id', '=', id)
+    .where('status', 'in', ['failed', 'cancelled'])
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** Whether any of the person's deliveries put a post at one of these URLs (the echo rule). */
+export async function deliveredTo(db: Db, userId: string, urls: readonly string[]): Promise<Set<string>> {
+  if (urls.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('deliveries')
+    .select('remote_url')
+    .where('user_id', '=', userId)
+    .where('remote_url', 'in', [...urls])
+    .execute();
+  return new Set(rows.flatMap((row) => (row.remote_url === null ? [] : [row.remote_url])));
+}
+
+/**
+ * The text of the person's posts whose delivery to the service has no remote URL to match an
+ * echo by (pending, or delivered without one), newest first, at most `limit`.
+ */
+export async function unmatchedDeliveryTexts(
+  db: Db,
+  userId: string,
+  serviceId: string,
+  limit: number,
+): Promise<string[]> {
+  const rows = await db
+    .selectFrom('deliveries as d')
+    .innerJoin('posts as p', 'p.id', 'd.post_id')
+    .select('p.text')
+    .where('d.user_id', '=', userId)
+    .where('d.service_id', '=', serviceId)
+    .where((w) =>
+      w.or([w('d.status', '=', 'pending'), w.and([w('d.status', '=', 'delivered'), w('d.remote_url', 'is', null)])]),
+    )
+    .orderBy('d.created_at', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => row.text);
+}

@@ -12,6 +12,7 @@ import { connectors, type ServiceType } from './connectors/index.ts';
 import { DELIVERY_JOB } from './deliveries.logic.ts';
 import { cancelPendingDeliveries } from './deliveries.repo.ts';
 import { REDACTED } from './services.schemas.ts';
+import { polls, startPolling, stopPolling } from './polling/polls.schedule.ts';
 import { sealSecrets, type SecretKey } from './secrets.ts';
 import * as repo from './services.repo.ts';
 
@@ -21,13 +22,16 @@ export interface Service {
   name: string;
   enabled: boolean;
   capabilities: Capability[];
-  config: Record<string, string>;
+  config: Record<string, ConfigValue>;
   status: 'ok' | 'error';
   last_error: string | null;
   created_at: number;
   /** Trackers: where the app sends its points; `token` only in the answer that made it. */
   ingest?: { url: string; token?: string };
 }
+
+/** A config value: text, a number (minutes, counts) or a switch (Mastodon's `import`). */
+export type ConfigValue = string | number | boolean;
 
 export interface ServiceGroup {
   id: string;
@@ -57,7 +61,9 @@ function newIngestToken(): { token: string; hash: string } {
 function toService(row: repo.ServiceRow, baseUrl: string): Service {
   const type = row.type as ServiceType;
   const connector = connectors[type];
-  const config = JSON.parse(row.config) as Record<string, string>;
+  const config = JSON.parse(row.config) as Record<string, ConfigValue>;
+  // A type that can poll has the `import` capability when this configuration polls.
+  const imports = !connector.capabilities.includes('import') && polls(type, config);
   // Secrets are not in `config` at all; their names are shown so a client sees they are set.
   for (const field of connector.secretFields) config[field] = REDACTED;
   return {
@@ -65,7 +71,7 @@ function toService(row: repo.ServiceRow, baseUrl: string): Service {
     type,
     name: row.name,
     enabled: row.enabled === 1,
-    capabilities: [...connector.capabilities],
+    capabilities: imports ? [...connector.capabilities, 'import'] : [...connector.capabilities],
     config,
     status: row.status === 'error' ? 'error' : 'ok',
     last_error: row.last_error,
@@ -83,9 +89,9 @@ const configCheckers = Object.fromEntries(
 ) as Record<ServiceType, ReturnType<typeof Compile>>;
 
 /** The config of `POST /services`, checked against its type's schema; 400 names each field. */
-function validateConfig(type: ServiceType, config: Record<string, unknown>): Record<string, string> {
+function validateConfig(type: ServiceType, config: Record<string, unknown>): Record<string, ConfigValue> {
   const checker = configCheckers[type];
-  if (checker.Check(config)) return config as Record<string, string>;
+  if (checker.Check(config)) return config as Record<string, ConfigValue>;
   const errors: FieldError[] = [];
   for (const issue of checker.Errors(config)) {
     const params = issue.params as { requiredProperties?: string[]; additionalProperties?: string[] };
@@ -115,10 +121,11 @@ export async function createService(
   const connector = connectors[input.type];
   const config = validateConfig(input.type, input.config);
   const id = newId();
-  const plain: Record<string, string> = {};
+  const plain: Record<string, ConfigValue> = {};
   const secrets: Record<string, string> = {};
   for (const [field, value] of Object.entries(config)) {
-    (connector.secretFields.includes(field) ? secrets : plain)[field] = value;
+    if (connector.secretFields.includes(field)) secrets[field] = String(value);
+    else plain[field] = value;
   }
   const now = nowMs();
   const ingest = connector.ingest ? newIngestToken() : undefined;
@@ -136,7 +143,10 @@ export async function createService(
     updated_at: now,
     ingest_token_hash: ingest?.hash ?? null,
   };
-  await repo.insertService(db, row);
+  await db.transaction().execute(async (trx) => {
+    await repo.insertService(trx, row);
+    await startPolling(trx, { id, type: input.type, config: plain }, now);
+  });
   const service = toService(row, baseUrl);
   return ingest ? { ...service, ingest: { url: ingestUrl(baseUrl, id), token: ingest.token } } : service;
 }
@@ -188,6 +198,7 @@ export async function deleteService(db: Db, userId: string, id: string): Promise
     if (!(await repo.deleteServiceRow(trx, userId, id))) throw notFound('No such service.');
     const cancelled = await cancelPendingDeliveries(trx, userId, id, now);
     await cancelJobs(trx, DELIVERY_JOB, cancelled, now);
+    await stopPolling(trx, id, now);
   });
 }
 

@@ -24,7 +24,7 @@ export const ServiceSchema = Type.Object(
     name: Type.String(),
     enabled: Type.Boolean({ description: 'Disabled services receive no new deliveries.' }),
     capabilities: Type.Array(Type.Union([Type.Literal('publish'), Type.Literal('import')])),
-    config: Type.Record(Type.String(), Type.String(), {
+    config: Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean()]), {
       description: `The configuration given at creation, every secret shown as "${REDACTED}".`,
     }),
     status: Type.Union([Type.Literal('ok'), Type.Literal('error')], {
@@ -69,9 +69,11 @@ export const NewServiceBody = Type.Object(
     enabled: Type.Optional(Type.Boolean({ default: true })),
     config: Type.Record(Type.String(), Type.Unknown(), {
       description:
-        'Per type. webhook: {url, secret: "whsec_<base64>"}; mastodon: {instance_url, access_token}; ' +
-        'micropub: {endpoint, access_token}; owntracks, overland, gpslogger: {} (the answer carries the ingest URL ' +
-        'and token). Unknown fields are rejected.',
+        'Per type. webhook: {url, secret: "whsec_<base64>"}; mastodon: {instance_url, access_token} and, to ' +
+        'bring its statuses in, `import: true` (optional `interval_minutes`, `scope`); micropub: {endpoint, ' +
+        'access_token}; feed: {url} (optional `interval_minutes` 5..1440, default 15; `backlog` 0..500, default ' +
+        '50; `scope`); owntracks, overland, gpslogger: {} (the answer carries the ingest URL and token). Unknown ' +
+        'fields are rejected.',
     }),
   },
   { additionalProperties: false },

@@ -13,6 +13,7 @@ import * as m0011 from './0011_imports.ts';
 import * as m0012 from './0012_location_history.ts';
 import * as m0013 from './0013_account_data.ts';
 import * as m0014 from './0014_auth_version.ts';
+import * as m0015 from './0015_service_imports.ts';
 import * as m0019 from './0019_privacy_zones.ts';
 
 export const migrations: Record<string, Migration> = {
@@ -28,5 +29,6 @@ export const migrations: Record<string, Migration> = {
   '0012_location_history': m0012,
   '0013_account_data': m0013,
   '0014_auth_version': m0014,
+  '0015_service_imports': m0015,
   '0019_privacy_zones': m0019,
 };

@@ -1,9 +1,11 @@
 // The one interface every outside service is reached through (docs/conventions.md 11). A connector knows
-// its configuration (which fields are secrets) and what it does: publish a post, or take the
-// points a tracker app sends (`ingest`, src/services/connectors/tracker.ts), or both. The
+// its configuration (which fields are secrets) and what it does: publish a post, take the
+// points a tracker app sends (`ingest`, src/services/connectors/tracker.ts), or bring posts in
+// on a schedule (`poll`, src/services/polling/poller.ts). The
 // worker, the routes and the storage know nothing about any particular type.
 import type { TObject } from 'typebox';
 import type { Outbound } from '../../lib/ssrf.ts';
+import type { Poller } from '../polling/poller.ts';
 import type { Ingest } from './tracker.ts';
 
 export type Capability = 'publish' | 'import';
@@ -55,6 +57,8 @@ export interface Connector {
   /** Reads what a tracker app sends to the service's ingest URL. Absent: the type has no
    * ingest URL and no ingest token. */
   ingest?: Ingest;
+  /** Brings posts in on a schedule (src/services/polling/). Absent: the type polls nothing. */
+  poll?: Poller;
 }
 
 /** A failed delivery attempt; `permanent` ones are not retried. */

@@ -1,20 +1,26 @@
 // The registry: every service type and its connector. A new type is one file and one line.
-// `feed` (docs/api.md) imports items; it comes with the import side.
 import type { Connector } from './connector.ts';
+import { feed } from './feed.ts';
 import { gpslogger } from './gpslogger.ts';
 import { mastodon } from './mastodon.ts';
+import { withImport } from './mastodon.import.ts';
 import { micropub } from './micropub.ts';
 import { overland } from './overland.ts';
 import { owntracks } from './owntracks.ts';
 import { webhook } from './webhook.ts';
 
-export const SERVICE_TYPES = ['webhook', 'mastodon', 'micropub', 'owntracks', 'overland', 'gpslogger'] as const;
+export const SERVICE_TYPES = ['webhook', 'mastodon', 'micropub', 'feed', 'owntracks', 'overland', 'gpslogger'] as const;
 export type ServiceType = (typeof SERVICE_TYPES)[number];
 
-export const connectors = { webhook, mastodon, micropub, owntracks, overland, gpslogger } satisfies Record<
-  ServiceType,
-  Connector
->;
+export const connectors = {
+  webhook,
+  mastodon: withImport(mastodon),
+  micropub,
+  feed,
+  owntracks,
+  overland,
+  gpslogger,
+} satisfies Record<ServiceType, Connector>;
 
 export function isServiceType(type: string): type is ServiceType {
   return Object.hasOwn(connectors, type);

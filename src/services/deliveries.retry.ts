@@ -1,0 +1,108 @@
+// `POST /posts/id/<id>/deliveries/<service_id>/retry` (docs/api.md "Deliveries"): a failed or
+// cancelled delivery goes back to pending and its job is queued again. The delivery keeps its
+// id, so the target sees the same `webhook-id` / `Idempotency-Key` as on the first attempt and
+// can drop a repeat.
+import type { Db } from '../db/database.ts';
+import { AppError, notFound } from '../http/errors.ts';
+import { newId } from '../lib/ids.ts';
+import { insertJobs, latestJobFor, restartJob } from '../jobs/jobs.repo.ts';
+import { toPost } from '../posts/posts.logic.ts';
+import { EXACT_PLACES } from '../privacy/places.ts';
+import { findUserById } from '../users/users.repo.ts';
+import type { OutgoingPost } from './connectors/connector.ts';
+import { DELIVERY_JOB, toDelivery, type Delivery, type DeliveryPayload } from './deliveries.logic.ts';
+import { findPostDelivery, reopenDelivery } from './deliveries.repo.ts';
+import { findServiceRow } from './services.repo.ts';
+
+export interface RetryOptions {
+  baseUrl: string;
+  maxAttempts: number;
+  now: number;
+}
+
+const notRetryable = (status: string) =>
+  new AppError(
+    'delivery_not_retryable',
+    `The delivery is ${status}: only a failed or cancelled delivery can be tried again.`,
+  );
+
+/** The post as it was sent, rebuilt from its row when the first job is gone (housekeeping). */
+async function outgoingPost(
+  db: Db,
+  userId: string,
+  postId: string,
+  baseUrl: string,
+): Promise<OutgoingPost | undefined> {
+  const row = await db
+    .selectFrom('posts')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('id', '=', postId)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const owner = await findUserById(db, userId);
+  const post = toPost(row, owner?.username ?? '', EXACT_PLACES, new Set(JSON.parse(row.media_ids) as string[]));
+  return {
+    id: post.id,
+    username: post.username,
+    text: post.text,
+    scope: post.scope,
+    time: post.time,
+    created_at: post.created_at,
+    url: `${baseUrl}/posts/id/${post.id}`,
+    media_ids: post.media_ids,
+    location: post.location,
+  };
+}
+
+/**
+ * Puts the delivery of the person's post to the service back to pending and queues its job
+ * again. 404 when the post is not theirs or missing, or the service has no delivery of it (or
+ * is gone); 409 while the delivery is pending or delivered.
+ */
+export async function retryDelivery(
+  db: Db,
+  userId: string,
+  postId: string,
+  serviceId: string,
+  options: RetryOptions,
+): Promise<Delivery> {
+  const { now } = options;
+  return db.transaction().execute(async (trx) => {
+    const delivery = await findPostDelivery(trx, userId, postId, serviceId);
+    if (!delivery) throw notFound('This post has no delivery to that service.');
+    if (delivery.status === 'pending' || delivery.status === 'delivered') throw notRetryable(delivery.status);
+    if (!(await findServiceRow(trx, userId, serviceId))) throw notFound('No such service.');
+    if (!(await reopenDelivery(trx, delivery.id, now))) throw notRetryable('no longer failed');
+    const job = await latestJobFor(trx, DELIVERY_JOB, delivery.id);
+    const previous = job ? (JSON.parse(job.payload) as DeliveryPayload) : undefined;
+    const post = previous?.post ?? (await outgoingPost(trx, userId, postId, options.baseUrl));
+    if (!post) throw notFound('This post has no delivery to that service.');
+    const payload = JSON.stringify({
+      delivery_id: delivery.id,
+      post,
+      attempts_before: delivery.attempts,
+    } satisfies DeliveryPayload);
+    if (job && job.status !== 'queued' && job.status !== 'running') await restartJob(trx, job.id, payload, now);
+    else if (!job) {
+      await insertJobs(trx, [
+        {
+          id: newId(),
+          kind: DELIVERY_JOB,
+          ref: delivery.id,
+          payload,
+          status: 'queued',
+          attempts: 0,
+          max_attempts: options.maxAttempts,
+          run_at: now,
+          locked_by: null,
+          locked_until: null,
+          last_error: null,
+          created_at: now,
+          updated_at: now,
+        },
+      ]);
+    }
+    return toDelivery({ ...delivery, status: 'pending', updated_at: now });
+  });
+}
