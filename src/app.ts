@@ -38,6 +38,8 @@ import { accountDeleteRoutes } from './web/account-delete.routes.ts';
 import { accountRoutes } from './web/account.routes.ts';
 import { viewsRoutes } from './views/views.routes.ts';
 import { pagesRoutes } from './web/pages.routes.ts';
+import { publicAssetsRoutes } from './web/public/assets.ts';
+import { publicPagesRoutes } from './web/public/profile.routes.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -137,6 +139,8 @@ export async function buildApp({ config, database, logger, onJobsQueued }: AppDe
   await app.register(pagesRoutes, { db, config });
   await app.register(accountRoutes, { db, config });
   await app.register(accountDeleteRoutes, { database, config });
+  await app.register(publicAssetsRoutes, { config });
+  await app.register(publicPagesRoutes, { db, config, pages });
   await app.register(postsRoutes, {
     db,
     baseUrl: config.baseUrl,
