@@ -207,11 +207,17 @@ export async function createMap(container, options) {
   };
 }
 
+/** A same-origin path as an absolute URL (MapLibre's worker needs one). */
+export function absolute(path) {
+  return path.startsWith('/') ? `${window.location.origin}${path}` : path;
+}
+
 /** The options a map element names in its data attributes. */
 export function optionsOf(element) {
   const center = element.dataset.center?.split(',').map(Number);
   return {
-    tiles: new URL(element.dataset.tiles, window.location.href).href,
+    // Not through URL(): it would percent-encode the {z}/{x}/{y} placeholders.
+    tiles: absolute(element.dataset.tiles),
     basemap: JSON.parse(element.dataset.basemap ?? '{"kind":"none"}'),
     center: center && center.length === 2 && center.every(Number.isFinite) ? center : undefined,
     zoom: element.dataset.zoom ? Number(element.dataset.zoom) : undefined,
