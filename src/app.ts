@@ -27,6 +27,7 @@ import { bearerResolver, cachedBearerResolver } from './oauth/bearer.ts';
 import { housekeeping } from './oauth/housekeeping.ts';
 import { interactionRoutes } from './oauth/interaction.routes.ts';
 import { permissionsRoutes } from './oauth/permissions.routes.ts';
+import { deleteProviderSessions } from './oauth/oauth.repo.ts';
 import { providerRoutes } from './oauth/provider.routes.ts';
 import { createProvider } from './oauth/provider.ts';
 import { secretsKey } from './services/secrets.ts';
@@ -34,6 +35,8 @@ import { servicesRoutes } from './services/services.routes.ts';
 import { trackersRoutes } from './services/trackers.routes.ts';
 import { settingsRoutes } from './settings/settings.routes.ts';
 import { usersRoutes } from './users/users.routes.ts';
+import { browserSessions } from './account/sessions.logic.ts';
+import { signInRoutes } from './account/sign-in.routes.ts';
 import { accountDeleteRoutes } from './web/account-delete.routes.ts';
 import { accountRoutes } from './web/account.routes.ts';
 import { viewsRoutes } from './views/views.routes.ts';
@@ -129,7 +132,10 @@ export async function buildApp({ config, database, logger, onJobsQueued }: AppDe
   const { db } = database;
   const provider = createProvider(config, db, app.log);
   app.decorate('oauthProvider', provider);
-  await app.register(auth, { resolve: cachedBearerResolver(db, bearerResolver(provider)) });
+  await app.register(auth, {
+    resolve: cachedBearerResolver(db, bearerResolver(provider)),
+    session: browserSessions(db, config.baseUrl, config.secretKey),
+  });
   await app.register(providerRoutes, { provider, baseUrl: config.baseUrl });
   await app.register(interactionRoutes, { provider, db, config });
   await app.register(housekeeping, { db, jobRetentionDays: config.jobRetentionDays });
@@ -137,6 +143,8 @@ export async function buildApp({ config, database, logger, onJobsQueued }: AppDe
   await app.register(healthRoutes, { database });
   await app.register(usersRoutes, { db, baseUrl: config.baseUrl });
   await app.register(pagesRoutes, { db, config });
+  // Signing out also ends the authorization server's own sign-in memory, so /oauth/authorize asks again.
+  await app.register(signInRoutes, { db, config, onSignOut: (userId) => deleteProviderSessions(db, userId) });
   await app.register(accountRoutes, { db, config });
   await app.register(accountDeleteRoutes, { database, config });
   await app.register(publicAssetsRoutes, { config });

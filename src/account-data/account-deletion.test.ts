@@ -4,7 +4,7 @@
 // the file, and (SQLite) neither do the raw database files: first as the deletion leaves them
 // (secure_delete and the checkpoint it runs), then again after VACUUM. PostgreSQL's files are
 // not reachable from here; every table is read instead.
-import { accountLimitKey, signInLimits } from '../web/sign-in-limits.logic.ts';
+import { accountLimitKey, signInLimits } from '../account/sign-in-limits.logic.ts';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { sql } from 'kysely';

@@ -1,7 +1,7 @@
 // Deleting for good (docs/data-ownership.md): one item, a range of locations, or a
 // whole account with everything keyed by it. The API, the account page and `waypost user
 // delete` call these functions; none of them knows HTTP.
-import { accountLimitKey, type SignInLimits } from '../web/sign-in-limits.logic.ts';
+import { accountLimitKey, type SignInLimits } from '../account/sign-in-limits.logic.ts';
 import { rm } from 'node:fs/promises';
 import { sql } from 'kysely';
 import type { Database, Db } from '../db/database.ts';
@@ -119,7 +119,7 @@ export async function deleteAccount(
   if (!user) return false;
   const { hashes, deleted } = await db.transaction().execute(async (trx) => {
     const hashes = await mediaHashesOf(trx, userId);
-    // The account's own sign-in count names it too (src/web/sign-in-limits.logic.ts); the
+    // The account's own sign-in count names it too (src/account/sign-in-limits.logic.ts); the
     // counts per account and address are keyed so they cannot be found, and end with their window.
     const limitKey = limits ? accountLimitKey(limits, user.username) : undefined;
     const deleted = await deleteAccountRows(trx, { id: userId, limitKey });

@@ -1,32 +1,14 @@
 // GET /export: the person's whole account as one ZIP, streamed (src/account-data/export.logic.ts).
-// Two ways in: an app's token with the `export` permission, or the person's own browser signed
-// in to /account (the link on that page). A request that sends a token is judged by the token
-// alone.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+// Two ways in, both through the one auth hook (src/http/auth.ts): an app's token with the
+// `export` permission, or the person's own browser signed in (a link on their pages). A request
+// that sends a token is judged by the token alone.
+import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
-import { requirePermission, unauthorized } from '../http/auth.ts';
 import { problems } from '../http/schemas.ts';
 import { ownerById } from '../items/items.logic.ts';
 import { mediaStorage } from '../media/media.storage.ts';
-import { sessionUserId } from '../web/sessions.logic.ts';
 import { exportArchive } from './export.logic.ts';
-
-/**
- * Whose export this request may have. The session cookie is honoured only for the browser's
- * own navigations: a page of another site cannot start one (Sec-Fetch-Site), and CORS never
- * lets it read one (no credentials, src/http/cors.ts).
- */
-async function exporter(database: Database, request: FastifyRequest): Promise<string> {
-  if (request.auth) return requirePermission(request, 'export').userId;
-  if (request.headers['sec-fetch-site'] !== 'cross-site') {
-    const userId = await sessionUserId(database.db, request);
-    if (userId) return userId;
-  }
-  throw unauthorized(
-    'This needs an access token with the export permission (Authorization: Bearer <token>), or signing in at /account.',
-  );
-}
 
 export async function exportRoutes(
   fastify: FastifyInstance,
@@ -37,7 +19,7 @@ export async function exportRoutes(
   fastify.get(
     '/export',
     {
-      config: { auth: 'optional' },
+      config: { permission: 'export' },
       schema: {
         summary: 'Download everything in your account as one ZIP',
         description:
@@ -59,7 +41,7 @@ export async function exportRoutes(
       },
     },
     async (request, reply) => {
-      const owner = await ownerById(db, await exporter(database, request));
+      const owner = await ownerById(db, request.auth!.userId);
       const now = new Date();
       const archive = await exportArchive(db, storage, owner, { baseUrl: config.baseUrl, now });
       const day = now.toISOString().slice(0, 10);

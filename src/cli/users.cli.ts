@@ -1,5 +1,5 @@
 import type { Config } from '../config.ts';
-import { signInLimits } from '../web/sign-in-limits.logic.ts';
+import { signInLimits } from '../account/sign-in-limits.logic.ts';
 import { parseArgs } from 'node:util';
 import { deleteAccount } from '../account-data/deletion.logic.ts';
 import type { Database } from '../db/database.ts';

@@ -158,7 +158,7 @@ export interface WebSessionsTable {
   expires_at: number;
 }
 
-/** One counter of sign-in attempts (src/web/sign-in-limits.repo.ts). */
+/** One counter of sign-in attempts (src/account/sign-in-limits.repo.ts). */
 export interface SignInLimitsTable {
   /** HMAC of the key: account and address, account, or address. */
   key_hash: string;

@@ -10,9 +10,13 @@
 //   bad/expired/revoked token     401, ... error="invalid_token"
 //   token lacks the permission    401, ... error="insufficient_scope", scope="<permission>"
 // A token in the query string (RFC 6750 2.3) is never read: RFC 9700 2.4 advises against it.
+//
+// The web app's own pages call the same API with the signed-in session cookie instead of a
+// token (docs/oauth.md "The web app's own access"): only when no Authorization header is sent,
+// only for same-origin requests, and for writes only with the session's X-CSRF-Token.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import type { Permission } from '../oauth/permissions.ts';
+import { PERMISSIONS, type Permission } from '../oauth/permissions.ts';
 import { AppError } from './errors.ts';
 
 /** What an access token stands for: whose it is, through which grant, and what it allows now. */
@@ -33,6 +37,23 @@ export interface Auth extends TokenGrant {
 
 /** Resolves a presented access token; undefined when it is unknown, expired or revoked. */
 export type BearerResolver = (token: string) => Promise<Auth | undefined>;
+
+/** A signed-in browser session, as src/account/ finds it for a request. */
+export interface BrowserSession {
+  userId: string;
+  username: string;
+  expiresAt: number;
+  /** Whether the X-CSRF-Token sent is this browser's. */
+  csrfValid: (token: string | undefined) => boolean;
+}
+
+export type SessionResolver = (request: FastifyRequest) => Promise<BrowserSession | undefined>;
+
+/** The client id an Auth from the web app's session carries. */
+export const WEB_CLIENT_ID = 'waypost-web';
+
+const EVERY_PERMISSION: ReadonlySet<Permission> = new Set(Object.keys(PERMISSIONS) as Permission[]);
+const SAFE_METHODS = new Set(['GET', 'HEAD']);
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -64,6 +85,14 @@ export function insufficientScope(permission: Permission) {
   });
 }
 
+export function csrfFailed() {
+  return new AppError(
+    403,
+    'csrf_failed',
+    "This request uses the signed-in session and must send the page's CSRF token in X-CSRF-Token.",
+  );
+}
+
 /** The caller's auth, with the permission checked: for routes whose need depends on the object. */
 export function requirePermission(request: FastifyRequest, permission: Permission): Auth {
   if (!request.auth) throw unauthorized();
@@ -79,7 +108,29 @@ function bearerToken(request: FastifyRequest): string | undefined {
   return match?.[1] ?? '';
 }
 
-async function auth(app: FastifyInstance, { resolve }: { resolve: BearerResolver }) {
+async function auth(
+  app: FastifyInstance,
+  { resolve, session }: { resolve: BearerResolver; session?: SessionResolver },
+) {
+  /**
+   * The Auth of the signed-in browser, or undefined. Only the browser's own pages count: a
+   * request another site caused (Sec-Fetch-Site other than same-origin; `none`, a navigation the
+   * person typed, for reads only) is treated as carrying no session at all. A write needs the
+   * session's CSRF token as well, or it is refused (403) rather than run anonymously.
+   */
+  async function fromSession(request: FastifyRequest): Promise<Auth | undefined> {
+    if (!session || request.headers.cookie === undefined) return undefined;
+    const safe = SAFE_METHODS.has(request.method);
+    const site = request.headers['sec-fetch-site'];
+    if (site !== undefined && site !== 'same-origin' && !(safe && site === 'none')) return undefined;
+    const found = await session(request);
+    if (!found) return undefined;
+    const sent = request.headers['x-csrf-token'];
+    if (!safe && !found.csrfValid(typeof sent === 'string' ? sent : undefined)) throw csrfFailed();
+    const { userId, username, expiresAt } = found;
+    return { userId, username, expiresAt, clientId: WEB_CLIENT_ID, grantId: '', permissions: EVERY_PERMISSION };
+  }
+
   app.decorateRequest('auth', undefined);
 
   // The OpenAPI document shows each route's permission as an oauth2 security requirement.
@@ -99,12 +150,17 @@ async function auth(app: FastifyInstance, { resolve }: { resolve: BearerResolver
     permission?: Permission,
   ) {
     const token = bearerToken(request);
+    let resolved: Auth | undefined;
     if (token === undefined) {
-      if (mode === 'optional' && !permission) return;
-      throw unauthorized();
+      resolved = await fromSession(request);
+      if (!resolved) {
+        if (mode === 'optional' && !permission) return;
+        throw unauthorized();
+      }
+    } else {
+      resolved = token ? await resolve(token) : undefined;
+      if (!resolved) throw invalidToken();
     }
-    const resolved = token ? await resolve(token) : undefined;
-    if (!resolved) throw invalidToken();
     request.auth = resolved;
     if (permission && !resolved.permissions.has(permission)) throw insufficientScope(permission);
   }

@@ -9,7 +9,7 @@ import { PERMISSIONS, PERMISSION_NAMES } from '../oauth/permissions.ts';
 import { TEXT_MAX } from '../posts/posts.schemas.ts';
 import { connectors, SERVICE_TYPES } from '../services/connectors/index.ts';
 import { VIEWS_PER_USER_MAX } from '../views/views.schemas.ts';
-import { SIGN_IN_WINDOW_MS } from '../web/sign-in-limits.logic.ts';
+import { SIGN_IN_WINDOW_MS } from '../account/sign-in-limits.logic.ts';
 
 /** package.json, two folders up from src/info (and from dist/info in a build). */
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };

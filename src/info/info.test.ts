@@ -7,8 +7,8 @@ import { buildTestApp, createTestUser, type TestApp } from '../../test/helpers.t
 import { insertItems } from '../../test/items.ts';
 import { tokenFor } from '../../test/tokens.ts';
 import { PERMISSIONS } from '../oauth/permissions.ts';
-import { signIn } from '../web/sessions.logic.ts';
-import { signInLimits } from '../web/sign-in-limits.logic.ts';
+import { signIn } from '../account/sessions.logic.ts';
+import { signInLimits } from '../account/sign-in-limits.logic.ts';
 
 interface Info {
   name: string;

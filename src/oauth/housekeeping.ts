@@ -7,8 +7,8 @@ import type { Db } from '../db/database.ts';
 import { purgeEndedJobs } from '../jobs/jobs.repo.ts';
 import { nowMs } from '../lib/time.ts';
 import { purgeExpiredKeys } from '../services/idempotency.repo.ts';
-import { purgeExpiredSessions } from '../web/sessions.repo.ts';
-import { purgeExpiredLimits } from '../web/sign-in-limits.repo.ts';
+import { purgeExpiredSessions } from '../account/sessions.repo.ts';
+import { purgeExpiredLimits } from '../account/sign-in-limits.repo.ts';
 import { purgeExpiredEntities } from './oauth.repo.ts';
 
 export const PURGE_INTERVAL_MS = 60 * 60 * 1000;

@@ -7,20 +7,11 @@ import type Provider from 'oidc-provider';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/database.ts';
 import { findUserById } from '../users/users.repo.ts';
-import { html } from '../web/html.ts';
-import { sendHtml as sendPage } from '../web/replies.ts';
-import {
-  csrfToken,
-  csrfValid,
-  rememberDevice,
-  sessionUserId,
-  signIn,
-  signInClient,
-  signInRefusal,
-  startSession,
-} from '../web/sessions.logic.ts';
-import { signInLimits } from '../web/sign-in-limits.logic.ts';
-import { consentPage, expiredPage, signInPage } from './pages.ts';
+import { html } from '../account/html.ts';
+import { sendHtml as sendPage } from '../account/replies.ts';
+import { csrfToken, csrfValid, sessionUserId } from '../account/sessions.logic.ts';
+import { signInPage, signInWith } from '../account/sign-in.ts';
+import { consentPage, expiredPage } from './pages.ts';
 
 type Params = { Params: { uid: string } };
 type Form = { Body: { username?: string; password?: string; csrf?: string } | undefined };
@@ -55,7 +46,7 @@ function sendHtml(reply: FastifyReply, status: number, body: string, redirectUri
 
 export async function interactionRoutes(app: FastifyInstance, { provider, db, config }: Deps) {
   await app.register(formbody);
-  const limits = signInLimits(config);
+  const signIn = signInWith(db, config);
   const hide = { schema: { hide: true } };
 
   // The interaction bound to this browser's cookie, checked against the URL. Any failure
@@ -126,16 +117,13 @@ export async function interactionRoutes(app: FastifyInstance, { provider, db, co
     const form = request.body ?? {};
     const redirectUri = it.details.params.redirect_uri;
     if (!csrfValid(request, config.baseUrl, config.secretKey, form.csrf)) return expired(reply);
-    const username = String(form.username ?? '');
-    const result = await signIn(db, limits, username, String(form.password ?? ''), signInClient(request));
+    const result = await signIn(request, reply, form);
     if (!result.ok) {
-      const { status, headers, error } = signInRefusal(result);
+      const { status, headers, username, error } = result;
       const body = signInForm(request, reply, it.clientName, { username, error });
       return sendHtml(reply.headers(headers), status, body, redirectUri);
     }
-    await startSession(db, request, reply, config.baseUrl, result.user.id);
-    rememberDevice(request, reply, config.baseUrl, result.device);
-    return finish(request, reply, { login: { accountId: result.user.id } });
+    return finish(request, reply, { login: { accountId: result.userId } });
   });
 
   app.post<Params & Form>('/oauth/interaction/:uid/confirm', hide, async (request, reply) => {

@@ -1,7 +1,7 @@
-// The authorization server's pages: sign-in, consent, and the error page oidc-provider shows
-// when it cannot safely redirect. No scripts; every interpolated value is escaped (html``).
+// The authorization server's pages: consent, and the error page oidc-provider shows
+// when it cannot safely redirect (the sign-in page is src/account/sign-in.ts). No scripts; every interpolated value is escaped (html``).
 import type { ErrorOut, KoaContextWithOIDC } from 'oidc-provider';
-import { html, page, type Html } from '../web/html.ts';
+import { html, page } from '../account/html.ts';
 import { PERMISSIONS, isPermission } from './permissions.ts';
 
 // Friendly words for the errors a person can meet in the browser. The error_description may
@@ -28,39 +28,6 @@ export async function renderError(ctx: KoaContextWithOIDC, out: ErrorOut, _error
       <p>${friendly}</p>
       <p><code>${out.error}</code>${description ? html`: ${description}` : ''}</p>
       <p>You can close this page and go back to the app.</p>`,
-  );
-}
-
-export interface SignInForm {
-  action: string;
-  csrf: string;
-  /** Shown above the form, e.g. which app asks. */
-  intro?: Html | string;
-  username?: string;
-  error?: string;
-}
-
-export function signInPage(form: SignInForm): string {
-  return page(
-    'Sign in',
-    html`<h1>Sign in to Waypost</h1>
-      ${form.intro ? html`<p>${form.intro}</p>` : ''}
-      ${form.error ? html`<p class="error" role="alert">${form.error}</p>` : ''}
-      <form method="post" action="${form.action}">
-        <input type="hidden" name="csrf" value="${form.csrf}" />
-        <label for="username">Username</label>
-        <input
-          id="username"
-          name="username"
-          required
-          autocomplete="username"
-          autocapitalize="none"
-          value="${form.username ?? ''}"
-        />
-        <label for="password">Password</label>
-        <input id="password" name="password" type="password" required autocomplete="current-password" />
-        <button type="submit">Sign in</button>
-      </form>`,
   );
 }
 

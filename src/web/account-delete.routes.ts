@@ -8,8 +8,8 @@ import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import { mediaStorage } from '../media/media.storage.ts';
 import { findUserById } from '../users/users.repo.ts';
-import { html, page, type Html } from './html.ts';
-import { seeOther, sendHtml } from './replies.ts';
+import { html, page, type Html } from '../account/html.ts';
+import { seeOther, sendHtml } from '../account/replies.ts';
 import {
   csrfToken,
   csrfValid,
@@ -19,8 +19,8 @@ import {
   signIn,
   signInClient,
   signInRefusal,
-} from './sessions.logic.ts';
-import { signInLimits } from './sign-in-limits.logic.ts';
+} from '../account/sessions.logic.ts';
+import { signInLimits } from '../account/sign-in-limits.logic.ts';
 
 type Form = { Body: { password?: string; csrf?: string } | undefined };
 

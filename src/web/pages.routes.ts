@@ -1,6 +1,6 @@
 // The pages a person sees before any app is involved: the home page, first-run setup and,
 // when the operator opens it, self-registration.
-import { sendHtml } from './replies.ts';
+import { sendHtml } from '../account/replies.ts';
 import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Config } from '../config.ts';
@@ -9,7 +9,7 @@ import { AppError } from '../http/errors.ts';
 import { redeemSetupToken, setupTokenIsValid } from '../users/setup.logic.ts';
 import { createUser, type NewUser } from '../users/users.logic.ts';
 import { countUsers } from '../users/users.repo.ts';
-import { html, page, type Html } from './html.ts';
+import { html, page, type Html } from '../account/html.ts';
 
 interface AccountForm {
   username?: string;

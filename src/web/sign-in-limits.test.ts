@@ -7,8 +7,8 @@ import { createTestDatabase, createTestUser, testConfig, type TestDatabase } fro
 import type { Database } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { purgeExpired } from '../oauth/housekeeping.ts';
-import { signIn, type SignInResult } from './sessions.logic.ts';
-import { clientOf, SIGN_IN_WINDOW_MS, signInLimits, type SignInLimits } from './sign-in-limits.logic.ts';
+import { signIn, type SignInResult } from '../account/sessions.logic.ts';
+import { clientOf, SIGN_IN_WINDOW_MS, signInLimits, type SignInLimits } from '../account/sign-in-limits.logic.ts';
 
 let test: TestDatabase;
 let database: Database;

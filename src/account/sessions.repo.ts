@@ -19,6 +19,22 @@ export async function findSessionUserId(db: Db, idHash: string, now: number): Pr
   return row?.user_id;
 }
 
+/** The session's user and when it ends, for a live session. */
+export async function findSession(
+  db: Db,
+  idHash: string,
+  now: number,
+): Promise<{ userId: string; username: string; expiresAt: number } | undefined> {
+  const row = await db
+    .selectFrom('web_sessions')
+    .innerJoin('users', 'users.id', 'web_sessions.user_id')
+    .select(['web_sessions.user_id', 'users.username', 'web_sessions.expires_at'])
+    .where('web_sessions.id_hash', '=', idHash)
+    .where('web_sessions.expires_at', '>', now)
+    .executeTakeFirst();
+  return row && { userId: row.user_id, username: row.username, expiresAt: Number(row.expires_at) };
+}
+
 export async function deleteSession(db: Db, idHash: string): Promise<void> {
   await db.deleteFrom('web_sessions').where('id_hash', '=', idHash).execute();
 }

@@ -1,13 +1,14 @@
 // Web sessions for the sign-in, consent and account pages: a random id in an HttpOnly,
 // SameSite=Lax cookie (Secure over https), stored only as its SHA-256, rotated on every
-// sign-in. API routes never read cookies: they take bearer tokens only.
+// sign-in. The JSON API reads the session only through src/http/auth.ts (docs/oauth.md "The
+// web app's own access").
 import { createHmac } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../db/database.ts';
 import { deriveKey, randomToken, safeEqual, sha256Hex } from '../lib/crypto.ts';
 import { nowMs } from '../lib/time.ts';
 import { authenticate, type User } from '../users/users.logic.ts';
-import { deleteSession, findSessionUserId, insertSession } from './sessions.repo.ts';
+import { deleteSession, findSession, findSessionUserId, insertSession } from './sessions.repo.ts';
 import { deviceToken, giveBack, reserveAttempt, type Client, type SignInLimits } from './sign-in-limits.logic.ts';
 
 export const SESSION_COOKIE = 'wp_session';
@@ -46,6 +47,19 @@ export function setCookie(
 export async function sessionUserId(db: Db, request: FastifyRequest): Promise<string | undefined> {
   const token = readCookie(request, SESSION_COOKIE);
   return token ? findSessionUserId(db, sha256Hex(token), nowMs()) : undefined;
+}
+
+/**
+ * The browser session of this request, for the API's auth hook: whose it is, when it ends, and
+ * a check of the CSRF token a script sends (the same token the pages' forms carry).
+ */
+export function browserSessions(db: Db, baseUrl: string, secretKey: Buffer) {
+  return async (request: FastifyRequest) => {
+    const token = readCookie(request, SESSION_COOKIE);
+    const session = token ? await findSession(db, sha256Hex(token), nowMs()) : undefined;
+    if (!session) return undefined;
+    return { ...session, csrfValid: (sent: string | undefined) => csrfValid(request, baseUrl, secretKey, sent) };
+  };
 }
 
 /** Starts a session for the user, ending the one this browser had (rotation on sign-in). */
@@ -106,7 +120,7 @@ export function csrfValid(request: FastifyRequest, baseUrl: string, secretKey: B
   return typeof token === 'string' && cookie !== undefined && safeEqual(token, csrfFor(secretKey, cookie));
 }
 
-// --- sign-in, with the limits of src/web/sign-in-limits.logic.ts.
+// --- sign-in, with the limits of src/account/sign-in-limits.logic.ts.
 
 export const DEVICE_COOKIE = 'wp_device';
 export const DEVICE_TTL_SECONDS = 365 * 24 * 60 * 60;
