@@ -3,7 +3,7 @@
 // previews, and feed autodiscovery (docs/web-public.md).
 import type { MapStyle } from '../../config.ts';
 import { textToHtml } from '../../posts/posts.feeds.ts';
-import { html, Html } from '../html.ts';
+import { html, Html } from '../../account/html.ts';
 import { assetUrl } from './assets.ts';
 import type { Entry, Person, PublicMedium } from './profile.logic.ts';
 

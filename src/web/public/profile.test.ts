@@ -67,7 +67,7 @@ describe('GET /@<username>', () => {
 
   it('links the feeds and announces them, with OpenGraph and Twitter card meta', async () => {
     const user = await createTestUser(t.database, { displayName: 'Feeder', bio: 'Bio text' });
-    const body = (await get(`/@${user.username}`)).body;
+    const body = (await get(`/@${user.username}`)).body.replace(/\s+/g, ' ');
     const base = `http://waypost.test/posts/public/${user.username}`;
     expect(body).toContain(
       `<link rel="alternate" type="application/atom+xml" title="Feeder (Atom)" href="${base}?format=atom" />`,
