@@ -43,6 +43,7 @@ import { viewsRoutes } from './views/views.routes.ts';
 import { pagesRoutes } from './web/pages.routes.ts';
 import { publicAssetsRoutes } from './web/public/assets.ts';
 import { publicPagesRoutes } from './web/public/profile.routes.ts';
+import { mapRoutes } from './web/public/map.routes.ts';
 import { trackersRoutes as trackerPagesRoutes } from './web/public/trackers.routes.ts';
 
 declare module 'fastify' {
@@ -151,6 +152,7 @@ export async function buildApp({ config, database, logger, onJobsQueued }: AppDe
   await app.register(publicAssetsRoutes, { config });
   await app.register(publicPagesRoutes, { db, config, pages });
   await app.register(trackerPagesRoutes, { db, config });
+  await app.register(mapRoutes, { db, config });
   await app.register(postsRoutes, {
     db,
     baseUrl: config.baseUrl,

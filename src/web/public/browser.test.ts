@@ -195,3 +195,94 @@ describe('with a raster basemap on another origin', () => {
     await close();
   });
 });
+
+describe('the signed-in Map page', () => {
+  let t: Listening;
+  let person: { username: string; password: string };
+  const day = '2026-11-20';
+  const privatePoints = 30;
+  const publicPoints = 10;
+
+  beforeAll(async () => {
+    t = await listeningTestApp({ env: { WAYPOST_MAP_STYLE: 'none' } });
+    const user = await createTestUser(t.database);
+    person = user;
+    const start = Date.parse(`${day}T10:00:00Z`);
+    const seeds = (scope: 'public' | 'private', count: number, offset: number) =>
+      Array.from({ length: count }, (_, i) => ({
+        scope,
+        lat: 52.52 - (count - i) * 0.0004 - offset,
+        lon: 13.405 - (count - i) * 0.0004,
+        time: start + (i + (scope === 'private' ? publicPoints : 0)) * 60_000,
+      }));
+    await insertItems(t.database, 'locations', user.id, [
+      ...seeds('public', publicPoints, 0.01),
+      ...seeds('private', privatePoints, 0),
+    ]);
+    // The latest point, at the centre of the map: exactly where the page opens.
+    await insertItems(t.database, 'locations', user.id, [
+      { scope: 'private', lat: 52.52, lon: 13.405, time: start + 3_600_000 },
+    ]);
+    await sql`update locations set accuracy = 12 where user_id = ${user.id}`.execute(t.database.db);
+  });
+  afterAll(() => t?.close());
+
+  async function signedIn(path: string, width: number = WIDTHS.desktop) {
+    const opened = await open(`${t.baseUrl}/account`, width);
+    await opened.page.getByLabel('Username').fill(person.username);
+    await opened.page.getByLabel('Password').fill(person.password);
+    await opened.page.getByRole('button', { name: 'Sign in' }).click();
+    await opened.page.waitForURL(/\/account$/);
+    await opened.page.goto(`${t.baseUrl}${path}`);
+    return opened;
+  }
+
+  it("draws every point of the person's history from the owner's tiles, and only the public ones for strangers", async () => {
+    const { page, tiles, violations, close } = await signedIn('/map');
+    expect(await drawn(page)).toBe(privatePoints + publicPoints + 1);
+    expect(tiles.length).toBeGreaterThan(0);
+    expect(tiles.every((status) => status === 200)).toBe(true);
+    expect(page.url()).toBe(`${t.baseUrl}/map`);
+
+    const before = tiles.length;
+    await page.getByRole('checkbox', { name: 'What strangers see' }).check();
+    await page.waitForURL(/view=public/);
+    expect(await drawn(page)).toBe(publicPoints);
+    expect(tiles.length).toBeGreaterThan(before);
+    expect(violations).toEqual([]);
+    await close();
+  });
+
+  it("shows a point's time and accuracy on click", async () => {
+    const { page, close } = await signedIn('/map?zoom=16');
+    expect(await drawn(page)).toBeGreaterThan(0);
+    const box = (await page.locator('[data-waypost-map] canvas').boundingBox())!;
+    await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+    await expect.poll(() => page.locator('.maplibregl-popup').textContent()).toContain('Accuracy: 12 m');
+    await close();
+  });
+
+  it("draws one day's track from GET /locations/tracks/<date>", async () => {
+    const { page, close } = await signedIn(`/map?day=${day}`);
+    await expect
+      .poll(() => page.locator('#map-status').textContent(), { timeout: 20_000 })
+      .toMatch(
+        new RegExp(`^That day: ${privatePoints + publicPoints + 1} points, [\\d.]+ km, \\d+ minutes moving\\.$`),
+      );
+    await close();
+  });
+
+  for (const [name, width] of Object.entries(WIDTHS)) {
+    it(`axe finds no serious or critical problem on the Map and Trackers pages, ${name} width`, async () => {
+      const map = await signedIn('/map', width);
+      await drawn(map.page);
+      expect(await serious(map.page)).toEqual([]);
+      await map.page.goto(`${t.baseUrl}/trackers`);
+      await map.page.getByLabel('Name').fill('My phone');
+      await map.page.getByRole('button', { name: 'Add' }).click();
+      await map.page.getByRole('img', { name: 'QR code with the OwnTracks settings for this tracker' }).waitFor();
+      expect(await serious(map.page)).toEqual([]);
+      await map.close();
+    });
+  }
+});

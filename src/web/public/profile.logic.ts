@@ -107,7 +107,10 @@ export async function publicEntry(db: Db, baseUrl: string, person: Person, id: s
  * Where the profile's map opens: the person's latest public point as the public collection
  * serves it (rounded to their precision), or undefined when they have none.
  */
-export async function latestPublicPlace(db: Db, person: Person): Promise<{ lat: number; lon: number } | undefined> {
+export async function latestPublicPlace(
+  db: Db,
+  person: Pick<Person, 'id' | 'username'>,
+): Promise<{ lat: number; lon: number } | undefined> {
   const owner = { id: person.id, username: person.username };
   const page = await listLocations(db, { owner, scope: 'public', query: { count: 1, order: 'desc' }, byOwner: false });
   const latest = page.items[0];
