@@ -26,4 +26,6 @@ export default tseslint.config(
     },
   },
   { files: ['**/*.js', '**/*.mjs'], ...tseslint.configs.disableTypeChecked },
+  // The web app's scripts run in the browser (docs/design.md "The web app").
+  { files: ['src/web/assets/**/*.js'], languageOptions: { globals: globals.browser } },
 );

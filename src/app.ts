@@ -41,9 +41,11 @@ import { accountDeleteRoutes } from './web/account-delete.routes.ts';
 import { accountRoutes } from './web/account.routes.ts';
 import { viewsRoutes } from './views/views.routes.ts';
 import { pagesRoutes } from './web/pages.routes.ts';
+import { assetRoutes } from './web/assets.ts';
+import { webAppRoutes } from './web/app.routes.ts';
+import { APP_PAGES } from './web/registry.ts';
 import { publicAssetsRoutes } from './web/public/assets.ts';
 import { publicPagesRoutes } from './web/public/profile.routes.ts';
-import { mapRoutes } from './web/public/map.routes.ts';
 import { trackersRoutes as trackerPagesRoutes } from './web/public/trackers.routes.ts';
 
 declare module 'fastify' {
@@ -148,11 +150,12 @@ export async function buildApp({ config, database, logger, onJobsQueued }: AppDe
   // Signing out also ends the authorization server's own sign-in memory, so /oauth/authorize asks again.
   await app.register(signInRoutes, { db, config, onSignOut: (userId) => deleteProviderSessions(db, userId) });
   await app.register(accountRoutes, { db, config });
+  await app.register(assetRoutes);
+  await app.register(webAppRoutes, { db, config, pages: APP_PAGES });
   await app.register(accountDeleteRoutes, { database, config });
   await app.register(publicAssetsRoutes, { config });
   await app.register(publicPagesRoutes, { db, config, pages });
   await app.register(trackerPagesRoutes, { db, config });
-  await app.register(mapRoutes, { db, config });
   await app.register(postsRoutes, {
     db,
     baseUrl: config.baseUrl,

@@ -1,4 +1,6 @@
-// Server-rendered pages, small and without scripts. Every interpolated value is escaped
+// Server-rendered pages: the html`` template and the plain page the sign-in, consent and setup
+// pages use (the web app's pages have their layout in src/web/layout.ts). Styles come from the
+// one stylesheet (src/web/assets/app.css), never inline, so the CSP needs no 'unsafe-inline'. Every interpolated value is escaped
 // unless it is already Html, so no page echoes unescaped input.
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
@@ -35,13 +37,6 @@ export function html(strings: TemplateStringsArray, ...values: Interpolation[]):
   return new Html(out);
 }
 
-const STYLE = `
-body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem;color:#1b1b1b;background:#fdfdfb}
-h1{font-size:1.6rem}a{color:#0b57a4}code{background:#eef;padding:0 .25em}
-label{display:block;margin-top:1rem;font-weight:600}input{font:inherit;padding:.4rem;width:100%;box-sizing:border-box}
-button{font:inherit;margin-top:1.25rem;padding:.5rem 1.2rem}.error{color:#a40b0b;border-left:4px solid #a40b0b;padding-left:.75rem}
-footer{margin-top:3rem;color:#555;font-size:.9rem}`;
-
 export function page(title: string, body: Html): string {
   return html`<!doctype html>
     <html lang="en">
@@ -49,13 +44,17 @@ export function page(title: string, body: Html): string {
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>${title} · Waypost</title>
-        <style>
-          ${new Html(STYLE)}
-        </style>
+        <link rel="stylesheet" href="/assets/app.css" />
       </head>
       <body>
-        <main>${body}</main>
-        <footer><a href="/">Waypost</a> · <a href="/docs">API docs</a> · <a href="/info">Server info</a></footer>
+        <a class="skip-link" href="#main">Skip to content</a>
+        <header class="site-header">
+          <div class="bar"><a class="brand" href="/">Waypost</a></div>
+        </header>
+        <main id="main" class="narrow" tabindex="-1">${body}</main>
+        <footer class="site-footer">
+          <a href="/">Waypost</a> · <a href="/docs">API docs</a> · <a href="/info">Server info</a>
+        </footer>
       </body>
     </html> `.value;
 }

@@ -45,13 +45,15 @@ export function nothingHere(request: FastifyRequest): Problem {
 /** helmet's headers, for every response (fastify's, oidc-provider's, and the ones below). */
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = headersOf(
   helmet({
-    // Pages are server-rendered, without scripts of their own; /docs sets its own policy.
+    // Pages are server-rendered; their scripts and styles are files from /assets (never inline,
+    // src/web/assets.ts); blob: shows a chosen file before it is uploaded. /docs sets its own policy.
     contentSecurityPolicy: {
       directives: {
         defaultSrc: ["'self'"],
         scriptSrc: ["'self'"],
-        styleSrc: ["'self'", "'unsafe-inline'"],
-        imgSrc: ["'self'", 'data:'],
+        styleSrc: ["'self'"],
+        imgSrc: ["'self'", 'data:', 'blob:'],
+        mediaSrc: ["'self'", 'blob:'],
         formAction: ["'self'"],
         frameAncestors: ["'none'"],
         objectSrc: ["'none'"],

@@ -317,13 +317,15 @@ describe('authorized apps', () => {
 });
 
 describe('signing out', () => {
-  it('ends the session; API routes never honour the session cookie', async () => {
+  it('ends the session; the API honours the session cookie only until then, and never for another site', async () => {
     const user = await createTestUser(t.database);
     const browser = new Browser();
     await signIn(browser, user.username, user.password);
     const cookie = (await browser.request(`${t.baseUrl}/account`)).ok;
     expect(cookie).toBe(true);
-    expect((await browser.request(`${t.baseUrl}/permissions`)).status).toBe(401);
+    expect((await browser.request(`${t.baseUrl}/permissions`)).status).toBe(200);
+    const crossSite = { headers: { 'sec-fetch-site': 'cross-site' } };
+    expect((await browser.request(`${t.baseUrl}/permissions`, crossSite)).status).toBe(401);
 
     const page = await (await browser.request(`${t.baseUrl}/account`)).text();
     const signOut = formOf(page.slice(page.indexOf('action="/account/sign-out"') - 30))!;
@@ -332,6 +334,7 @@ describe('signing out', () => {
     expect(response.status).toBe(303);
     expect(sessionCookie(response)).toMatch(/^wp_session=; .*Max-Age=0/);
     expect(formOf(await (await browser.request(`${t.baseUrl}/account`)).text())?.action).toBe('/account/sign-in');
+    expect((await browser.request(`${t.baseUrl}/permissions`)).status).toBe(401);
     expect(await t.database.db.selectFrom('web_sessions').selectAll().where('user_id', '=', user.id).execute()).toEqual(
       [],
     );

@@ -1,8 +1,8 @@
-// The pages a person sees before any app is involved: the home page, first-run setup and,
+// The pages a person sees before signing in: the home page for visitors, first-run setup and,
 // when the operator opens it, self-registration.
 import { sendHtml } from '../account/replies.ts';
 import formbody from '@fastify/formbody';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/database.ts';
 import { AppError } from '../http/errors.ts';
@@ -10,6 +10,7 @@ import { redeemSetupToken, setupTokenIsValid } from '../users/setup.logic.ts';
 import { createUser, type NewUser } from '../users/users.logic.ts';
 import { countUsers } from '../users/users.repo.ts';
 import { html, page, type Html } from '../account/html.ts';
+import { layout } from './layout.ts';
 
 interface AccountForm {
   username?: string;
@@ -61,42 +62,46 @@ function newUserFrom(form: AccountForm): NewUser {
   return { username: form.username ?? '', password: form.password ?? '', displayName: form.display_name };
 }
 
+/** `/` for a visitor: what this server is, the way in, and the setup notice while no account exists. */
+export async function homeForVisitor(
+  _request: FastifyRequest,
+  _reply: FastifyReply,
+  { db, config }: { db: Db; config: Config },
+): Promise<string> {
+  const fresh = (await countUsers(db)) === 0;
+  return layout({
+    title: 'Home',
+    narrow: true,
+    body: html` <h1>Waypost</h1>
+      <p>
+        This is a Waypost server: a self-hosted home for one person's or a few people's own data: posts, photos and
+        videos, and location history, each item public or private. Apps reach it only through OAuth2 grants their owner
+        approved, permission by permission.
+      </p>
+      ${
+        fresh
+          ? html`<section aria-labelledby="setup">
+              <h2 id="setup">Setting up</h2>
+              <p>
+                This server has no account yet. To create the first one, open the <strong>setup link</strong> that the
+                server printed to its log when it started (it works once, for 24 hours), or run on the server:
+              </p>
+              <pre><code>npm run waypost -- user add &lt;username&gt;</code></pre>
+            </section>`
+          : ''
+      }
+      <p><a class="button" href="/account">Sign in</a></p>
+      <ul>
+        ${config.registrationOpen ? html`<li><a href="/register">Create an account</a></li>` : ''}
+        <li><a href="/docs">API documentation</a> (<a href="/openapi.json">OpenAPI</a>)</li>
+        <li><a href="/info">Server information</a></li>
+      </ul>`,
+  });
+}
+
 export async function pagesRoutes(app: FastifyInstance, { db, config }: { db: Db; config: Config }) {
   await app.register(formbody);
   const hide = { schema: { hide: true } };
-
-  app.get('/', hide, async (_request, reply) => {
-    const fresh = (await countUsers(db)) === 0;
-    return sendPage(
-      reply,
-      200,
-      'Home',
-      html` <h1>Waypost</h1>
-        <p>
-          This is a Waypost server: a self-hosted home for one person's or a few people's own data: posts, photos and
-          videos, and location history, each item public or private. Apps reach it only through OAuth2 grants their
-          owner approved, permission by permission.
-        </p>
-        ${
-          fresh
-            ? html`<section aria-labelledby="setup">
-                <h2 id="setup">Setting up</h2>
-                <p>
-                  This server has no account yet. To create the first one, open the <strong>setup link</strong> that the
-                  server printed to its log when it started (it works once, for 24 hours), or run on the server:
-                </p>
-                <pre><code>npm run waypost -- user add &lt;username&gt;</code></pre>
-              </section>`
-            : ''
-        }
-        <ul>
-          <li><a href="/account">Sign in</a> to see and revoke the apps you have allowed</li>
-          ${config.registrationOpen ? html`<li><a href="/register">Create an account</a></li>` : ''}
-          <li><a href="/docs">API documentation</a> (<a href="/openapi.json">OpenAPI</a>)</li>
-          <li><a href="/info">Server information</a></li>
-        </ul>`,
-    );
-  });
 
   app.get<{ Querystring: { token?: string } }>('/setup', hide, async (request, reply) => {
     const token = request.query.token ?? '';

@@ -1,7 +1,10 @@
-// The files the public pages and the maps load: MapLibre GL JS from its npm package, the map
-// module and the stylesheet. Served by Waypost itself (no CDN, docs/maps.md), read once at start,
+// The files the maps load: MapLibre GL JS from its npm package and the map modules. Served by
+// Waypost itself (no CDN, docs/maps.md), read once at start,
 // under a path named by their content so a browser may keep them for a year; a gzip copy is
-// made once for clients that take it.
+// made once for clients that take it. They are not among the web app's /assets (src/web/assets.ts):
+// MapLibre loads its worker from beside its own URL, the map module imports MapLibre by a relative
+// path, and the worker needs the map pages' policy (a worker runs under the policy its script
+// came with), so the three live in one versioned folder of their own.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -23,7 +26,6 @@ const SOURCES: Record<string, string> = {
   'maplibre-gl.css': join(maplibre, 'maplibre-gl.css'),
   'waypost-map.js': join(here, 'waypost-map.js'),
   'map-page.js': join(here, 'map-page.js'),
-  'public.css': join(here, 'public.css'),
 };
 
 const TYPES: Record<string, string> = {

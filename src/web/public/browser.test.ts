@@ -106,17 +106,21 @@ describe('with the default basemap, which cannot be reached', () => {
 
   it('a stranger sees the public post and its photo, never the private one', async () => {
     const { page, close } = await open(`${t.baseUrl}/@${username}`);
-    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Robin Walker');
+    await expect
+      .poll(() => page.getByRole('heading', { level: 1 }).textContent(), { timeout: 10_000 })
+      .toBe('Robin Walker');
     expect(await page.getByText('Found this door today').count()).toBe(1);
     expect(await page.getByText('Nobody else may read this').count()).toBe(0);
     const photo = page.getByRole('img', { name: 'A red door in the old town' });
     await expect
-      .poll(() =>
-        photo.evaluate((img) =>
-          (img as unknown as { complete: boolean }).complete
-            ? (img as unknown as { naturalWidth: number }).naturalWidth
-            : 0,
-        ),
+      .poll(
+        () =>
+          photo.evaluate((img) =>
+            (img as unknown as { complete: boolean }).complete
+              ? (img as unknown as { naturalWidth: number }).naturalWidth
+              : 0,
+          ),
+        { timeout: 10_000 },
       )
       .toBeGreaterThan(0);
     await close();
@@ -258,7 +262,9 @@ describe('the signed-in Map page', () => {
     expect(await drawn(page)).toBeGreaterThan(0);
     const box = (await page.locator('[data-waypost-map] canvas').boundingBox())!;
     await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
-    await expect.poll(() => page.locator('.maplibregl-popup').textContent()).toContain('Accuracy: 12 m');
+    await expect
+      .poll(() => page.locator('.maplibregl-popup').textContent(), { timeout: 10_000 })
+      .toContain('Accuracy: 12 m');
     await close();
   });
 

@@ -8,7 +8,8 @@ import type { Db } from '../../db/database.ts';
 import { zonedToUtc } from '../../history/geo.ts';
 import { listLocations } from '../../locations/locations.logic.ts';
 import { getSettings } from '../../settings/settings.logic.ts';
-import { assetUrl } from './assets.ts';
+import type { AppPage } from '../page.ts';
+import { assetUrl, mapPolicy } from './assets.ts';
 import { latestPublicPlace } from './profile.logic.ts';
 import type { Viewer } from './signed-in.ts';
 
@@ -138,3 +139,14 @@ async function latestPlace(db: Db, viewer: Viewer): Promise<{ lat: number; lon: 
     .sort((a, b) => b.time - a.time)[0];
   return latest ? { lat: latest.lat, lon: latest.lon } : undefined;
 }
+
+/** The page in the web app (src/web/registry.ts). The map's policy lets the basemap in. */
+export const mapAppPage: AppPage = {
+  path: '/map',
+  title: 'Map',
+  styles: ['public.css'],
+  render: async ({ db, config, viewer, request, reply }) => {
+    void reply.headers(mapPolicy(config));
+    return mapPage(db, config, viewer, request.query as Record<string, unknown>);
+  },
+};

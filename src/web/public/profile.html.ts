@@ -4,6 +4,7 @@
 import type { MapStyle } from '../../config.ts';
 import { textToHtml } from '../../posts/posts.feeds.ts';
 import { html, Html } from '../../account/html.ts';
+import { layout } from '../layout.ts';
 import { assetUrl } from './assets.ts';
 import type { Entry, Person, PublicMedium } from './profile.logic.ts';
 
@@ -95,27 +96,9 @@ function feedLinks(person: Person, links: PersonLinks): Html {
     />`;
 }
 
-/** A whole public page: the site's bar, the content, the footer. */
+/** A whole public page, in the web app's layout as a visitor sees it (the bar offers to sign in). */
 export function publicPage({ title, head, body }: { title: string; head: Html; body: Html }): string {
-  return html`<!doctype html>
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>${title} · Waypost</title>
-        <link rel="stylesheet" href="${assetUrl('public.css')}" />
-        ${head}
-      </head>
-      <body>
-        <header class="site">
-          <div class="wrap"><a class="home" href="/">Waypost</a></div>
-        </header>
-        <main class="wrap">${body}</main>
-        <footer class="site-footer">
-          <div class="wrap">A personal page on <a href="/">this Waypost server</a>.</div>
-        </footer>
-      </body>
-    </html>`.value;
+  return layout({ title, head, body, styles: ['public.css'] });
 }
 
 function mediumHtml(medium: PublicMedium): Html {

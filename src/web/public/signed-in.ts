@@ -1,11 +1,11 @@
-// What the signed-in pages of this folder (Map, Trackers) share: who is signed in, and the page
-// around their content.
+// What the signed-in pages of this folder answer their forms with: who is signed in, and the
+// web app's layout around the content (the same bar as the pages of src/web/registry.ts).
 import type { FastifyRequest } from 'fastify';
+import type { Html } from '../../account/html.ts';
 import { sessionUserId } from '../../account/sessions.logic.ts';
-import { html, type Html } from '../../account/html.ts';
 import type { Db } from '../../db/database.ts';
 import { findUserById } from '../../users/users.repo.ts';
-import { publicPage } from './profile.html.ts';
+import { layout } from '../layout.ts';
 
 export interface Viewer {
   id: string;
@@ -20,7 +20,14 @@ export async function viewerOf(db: Db, request: FastifyRequest): Promise<Viewer 
   return row ? { id: row.id, username: row.username, displayName: row.display_name } : undefined;
 }
 
-/** A signed-in page: the content, with the page's own extra head elements. */
-export function appPage(title: string, body: Html, head: Html = html``): string {
-  return publicPage({ title, head, body });
+/** A signed-in page outside the registry's GET routes (the answer to a form), in the layout. */
+export function appPage(options: {
+  title: string;
+  body: Html;
+  viewer: Viewer;
+  csrf: string;
+  current: string;
+  pages: ReadonlySet<string>;
+}): string {
+  return layout({ ...options, styles: ['public.css'] });
 }

@@ -1,6 +1,6 @@
 // The Trackers page of the signed-in web app (docs/trackers.md "The tracker page"):
 //
-//   GET  /trackers               the person's trackers and a form to add one
+//   GET  /trackers               the person's trackers and a form to add one (trackers.page.ts)
 //   POST /trackers               adds one (type, name) and shows its token once, with the phone's set-up
 //   POST /trackers/<id>/token    a new token for one, shown once the same way
 //
@@ -17,6 +17,8 @@ import type { Db } from '../../db/database.ts';
 import { AppError } from '../../http/errors.ts';
 import { secretsKey } from '../../services/secrets.ts';
 import { createService, getService, listServices, rotateIngestToken } from '../../services/services.logic.ts';
+import { APP_PAGES } from '../registry.ts';
+import { layout } from '../layout.ts';
 import { appPage, viewerOf, type Viewer } from './signed-in.ts';
 import { isTracker, setupHtml, trackersBody, TRACKER_TYPES, type TrackersView } from './trackers.html.ts';
 
@@ -37,25 +39,21 @@ export async function trackersRoutes(app: FastifyInstance, { db, config }: { db:
   ) {
     const trackers = (await listServices(db, baseUrl, viewer.id)).filter(isTracker);
     const csrf = csrfToken(request, reply, baseUrl, config.secretKey);
-    return sendHtml(reply, status, appPage('Trackers', trackersBody({ trackers, csrf, ...extra })));
+    const body = trackersBody({ trackers, csrf, ...extra });
+    const pages = new Set(APP_PAGES.map((page) => page.path));
+    return sendHtml(reply, status, appPage({ title: 'Trackers', body, viewer, csrf, current: '/trackers', pages }));
   }
 
   const expired = (reply: FastifyReply) =>
     sendHtml(
       reply,
       403,
-      appPage(
-        'Form expired',
-        html`<h1>This form has expired</h1>
+      layout({
+        title: 'Form expired',
+        body: html`<h1>This form has expired</h1>
           <p><a href="/trackers">Open the Trackers page</a> and try again.</p>`,
-      ),
+      }),
     );
-
-  app.get('/trackers', hide, async (request, reply) => {
-    const viewer = await viewerOf(db, request);
-    if (!viewer) return seeOther(reply, '/account');
-    return show(request, reply, viewer, 200);
-  });
 
   app.post<{ Body: Form | undefined }>('/trackers', hide, async (request, reply) => {
     const viewer = await viewerOf(db, request);

@@ -1,0 +1,188 @@
+// What every signed-in page's scripts share: calling the JSON API with the session and the
+// page's CSRF token (docs/oauth.md "The web app's own access"), readable errors beside the
+// fields, delete buttons with a confirmation, and forms sent as JSON.
+
+const csrf = document.querySelector('meta[name="csrf-token"]')?.getAttribute('content') ?? '';
+
+export class ApiError extends Error {
+  constructor(status, problem) {
+    super(problem?.detail || `The server answered ${status}.`);
+    this.status = status;
+    this.problem = problem;
+  }
+}
+
+/** Calls the API as the signed-in person. `body` is sent as JSON unless it is FormData. */
+export async function api(method, path, body) {
+  const headers = { accept: 'application/json' };
+  if (method !== 'GET' && method !== 'HEAD') headers['x-csrf-token'] = csrf;
+  let payload;
+  if (body instanceof FormData) payload = body;
+  else if (body !== undefined) {
+    headers['content-type'] = 'application/json';
+    payload = JSON.stringify(body);
+  }
+  const response = await fetch(path, { method, headers, body: payload, credentials: 'same-origin' });
+  if (response.status === 204) return { data: null, response };
+  const type = response.headers.get('content-type') ?? '';
+  const data = type.includes('json') ? await response.json() : await response.text();
+  if (!response.ok) throw new ApiError(response.status, typeof data === 'object' ? data : undefined);
+  return { data, response };
+}
+
+/** Uploads a file with progress (fetch has no upload progress; XMLHttpRequest does). */
+export function upload(path, formData, onProgress) {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open('POST', path);
+    xhr.setRequestHeader('x-csrf-token', csrf);
+    xhr.setRequestHeader('accept', 'application/json');
+    xhr.upload.addEventListener('progress', (event) => {
+      if (event.lengthComputable) onProgress(event.loaded / event.total);
+    });
+    xhr.addEventListener('load', () => {
+      let data;
+      try {
+        data = JSON.parse(xhr.responseText);
+      } catch {
+        data = undefined;
+      }
+      if (xhr.status >= 200 && xhr.status < 300) resolve(data);
+      else reject(new ApiError(xhr.status, data));
+    });
+    xhr.addEventListener('error', () => reject(new ApiError(0, { detail: 'The upload failed: no connection.' })));
+    xhr.send(formData);
+  });
+}
+
+/** Removes the messages an earlier attempt left in the form. */
+export function clearErrors(form) {
+  for (const node of form.querySelectorAll('.field-error, .form-error')) node.remove();
+  for (const field of form.querySelectorAll('[aria-invalid]')) {
+    field.removeAttribute('aria-invalid');
+    const described = (field.getAttribute('aria-describedby') ?? '')
+      .split(' ')
+      .filter((id) => id && !id.endsWith('-error'));
+    if (described.length) field.setAttribute('aria-describedby', described.join(' '));
+    else field.removeAttribute('aria-describedby');
+  }
+}
+
+/** Field name for an error path such as `/default_scopes/posts`, `config.url` or `text`. */
+function fieldName(path) {
+  const parts = String(path ?? '')
+    .replace(/^\//, '')
+    .split(/[/.]/)
+    .filter(Boolean);
+  return parts.join('.');
+}
+
+/** Shows an API error beside the field it names, or at the top of the form. */
+export function showError(form, error) {
+  clearErrors(form);
+  const problem = error instanceof ApiError ? error.problem : undefined;
+  let placed = false;
+  for (const item of problem?.errors ?? []) {
+    const name = fieldName(item.path);
+    const field =
+      form.querySelector(`[name="${CSS.escape(name)}"]`) ??
+      form.querySelector(`[name="${CSS.escape(name.split('.').pop() ?? '')}"]`);
+    if (!field) continue;
+    const id = `${field.id || field.name.replace(/\W/g, '-')}-error`;
+    const message = document.createElement('span');
+    message.className = 'field-error';
+    message.id = id;
+    message.textContent = item.message;
+    field.setAttribute('aria-invalid', 'true');
+    field.setAttribute('aria-describedby', `${field.getAttribute('aria-describedby') ?? ''} ${id}`.trim());
+    (field.closest('label') ?? field).insertAdjacentElement('afterend', message);
+    placed = true;
+  }
+  if (!placed) {
+    const message = document.createElement('p');
+    message.className = 'error form-error';
+    message.setAttribute('role', 'alert');
+    message.textContent = error.message || 'Something went wrong.';
+    form.prepend(message);
+  } else {
+    form.querySelector('[aria-invalid]')?.focus();
+  }
+}
+
+/** A short message after the form, read out by screen readers. */
+export function announce(form, text) {
+  let status = form.querySelector('.notice[role="status"]');
+  if (!status) {
+    status = document.createElement('p');
+    status.className = 'notice';
+    status.setAttribute('role', 'status');
+    form.append(status);
+  }
+  status.textContent = text;
+}
+
+// Delete buttons: <button data-delete="/posts/id/…" data-confirm="…">; the element marked
+// data-item around it goes when the server says it is gone.
+document.addEventListener('click', async (event) => {
+  const button = event.target instanceof Element ? event.target.closest('button[data-delete]') : null;
+  if (!button) return;
+  event.preventDefault();
+  if (!window.confirm(button.dataset.confirm || 'Delete this for good?')) return;
+  button.disabled = true;
+  try {
+    await api('DELETE', button.dataset.delete);
+    const item = button.closest('[data-item]');
+    if (button.dataset.then) window.location.assign(button.dataset.then);
+    else if (item) item.remove();
+  } catch (error) {
+    button.disabled = false;
+    window.alert(error.message);
+  }
+});
+
+/** Collects a form's fields as JSON: names with dots nest; data-type="number|boolean|list" converts. */
+export function formJson(form) {
+  const out = {};
+  for (const field of form.elements) {
+    if (!field.name || field.disabled || field.type === 'submit' || field.dataset.skip !== undefined) continue;
+    if ((field.type === 'radio' || field.type === 'checkbox') && field.dataset.type !== 'boolean' && !field.checked)
+      continue;
+    let value = field.value;
+    const type = field.dataset.type;
+    if (type === 'boolean') value = field.checked;
+    else if (type === 'number') {
+      if (value === '') continue;
+      value = Number(value);
+    } else if (type === 'optional' && value === '') continue;
+    const path = field.name.split('.');
+    let target = out;
+    for (const key of path.slice(0, -1)) target = target[key] ??= {};
+    const key = path[path.length - 1];
+    if (type === 'list') (target[key] ??= []).push(value);
+    else target[key] = value;
+  }
+  return out;
+}
+
+// Forms sent to the API as JSON: <form data-api="POST /settings" data-done="reload|Saved.">.
+document.addEventListener('submit', async (event) => {
+  const form = event.target;
+  if (!(form instanceof HTMLFormElement) || !form.dataset.api) return;
+  event.preventDefault();
+  const [method, path] = form.dataset.api.split(' ');
+  const button = form.querySelector('button[type="submit"], button:not([type])');
+  if (button) button.disabled = true;
+  clearErrors(form);
+  try {
+    const body = formJson(form);
+    if (form.dataset.list) for (const name of form.dataset.list.split(' ')) body[name] ??= [];
+    await api(method, path, body);
+    const done = form.dataset.done ?? 'reload';
+    if (done === 'reload') window.location.reload();
+    else announce(form, done);
+  } catch (error) {
+    showError(form, error);
+  } finally {
+    if (button) button.disabled = false;
+  }
+});

@@ -1,0 +1,51 @@
+// What a page of the web app is, and what it gets to render itself. Pages read through the
+// JSON API as the signed-in person (`ctx.api`), so they never see more than a token with every
+// permission would: the same scope and ownership rules (docs/design.md "The web app").
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Html } from '../account/html.ts';
+import type { Config } from '../config.ts';
+import type { Db } from '../db/database.ts';
+import type { Viewer } from './layout.ts';
+
+export interface ApiAnswer<T> {
+  status: number;
+  data: T;
+  headers: Record<string, string | string[] | number | undefined>;
+}
+
+export interface PageContext {
+  request: FastifyRequest;
+  reply: FastifyReply;
+  viewer: Viewer & { id: string };
+  /** This browser's CSRF token (forms and the scripts' X-CSRF-Token). */
+  csrf: string;
+  config: Config;
+  db: Db;
+  /** A GET of the JSON API as the signed-in person; throws on anything but 2xx. */
+  api: <T>(path: string) => Promise<ApiAnswer<T>>;
+  app: FastifyInstance;
+}
+
+export interface Rendered {
+  body: Html;
+  status?: number;
+  /** Overrides the page's title (e.g. a medium's caption). */
+  title?: string;
+  /** Extra elements for <head> (a map's module and stylesheet). */
+  head?: Html;
+}
+
+export interface AppPage {
+  /** The route, e.g. `/media` or `/media/:id`. */
+  path: string;
+  /** The bar's entry this page belongs to (src/web/nav.ts); default its path. */
+  nav?: string;
+  title: string;
+  /** Asset names of its ES modules (src/web/assets/), loaded after app.js. */
+  scripts?: readonly string[];
+  styles?: readonly string[];
+  narrow?: boolean;
+  render: (ctx: PageContext) => Promise<Rendered>;
+  /** What a visitor who is not signed in gets instead of the sign-in form. */
+  visitor?: (request: FastifyRequest, reply: FastifyReply, deps: { db: Db; config: Config }) => Promise<string>;
+}
