@@ -3,6 +3,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { changeRoutes } from './account-data/change.routes.ts';
 import { deletionRoutes } from './account-data/deletion.routes.ts';
 import { exportRoutes } from './account-data/export.routes.ts';
 import type { Config } from './config.ts';
@@ -180,6 +181,7 @@ export async function buildApp({ config, database, logger, onJobsQueued }: AppDe
   await app.register(viewsRoutes, { db, baseUrl: config.baseUrl });
   await app.register(infoRoutes, { config });
   await app.register(deletionRoutes, { db, config });
+  await app.register(changeRoutes, { db, baseUrl: config.baseUrl });
   await app.register(exportRoutes, { database, config });
 
   return app;

@@ -138,21 +138,3 @@ export async function authorizationRequest(
   }).toString();
   return { url: url.href, verifier, state };
 }
-
-/**
- * How the page tests launch Debian's Chromium (docs/design.md "Pitfalls"). WebGL (the maps)
- * works with these flags: Chromium falls back to SwiftShader, its software renderer, without a GPU.
- */
-export const CHROMIUM = {
-  executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-  args: [
-    '--headless',
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-    '--no-first-run',
-    '--disable-quic',
-  ],
-};

@@ -62,7 +62,10 @@ function bar(layout: Layout): Html {
 }
 
 export function layout(options: Layout): string {
-  const scripts = options.viewer ? ['app.js', ...(options.scripts ?? [])] : (options.scripts ?? []);
+  // app.js is linked by its plain URL, the one the pages' modules import it by (`./app.js`), so
+  // the browser runs it once; it is revalidated (ETag) rather than cached for good.
+  const shared = options.viewer ? html`<script type="module" src="/assets/app.js"></script>` : '';
+  const scripts = options.scripts ?? [];
   return html`<!doctype html>
     <html lang="en">
       <head>
@@ -72,7 +75,7 @@ export function layout(options: Layout): string {
         <title>${options.title} · Waypost</title>
         ${options.csrf ? html`<meta name="csrf-token" content="${options.csrf}" />` : ''}
         <link rel="stylesheet" href="${assetUrl('app.css')}" />
-        ${(options.styles ?? []).map((name) => html`<link rel="stylesheet" href="${assetUrl(name)}" />`)}
+        ${(options.styles ?? []).map((name) => html`<link rel="stylesheet" href="${assetUrl(name)}" />`)} ${shared}
         ${scripts.map((name) => html`<script type="module" src="${assetUrl(name)}"></script>`)} ${options.head ?? ''}
       </head>
       <body>

@@ -1,4 +1,5 @@
-// The pages in the bar, in order. An entry shows when a page with its path is registered
+// The pages in the bar, in order. Signed-in pages live under /app/ (the timeline at /), so they
+// never share a path with the JSON API (`GET /settings` is the API's). An entry shows when a page with its path is registered
 // (src/web/pages.ts), so the slots for pages still to come are ready.
 export interface NavEntry {
   path: string;
@@ -9,15 +10,15 @@ export interface NavEntry {
 
 export const NAV: readonly NavEntry[] = [
   { path: '/', label: 'Timeline' },
-  { path: '/compose', label: 'Compose' },
-  { path: '/map', label: 'Map' },
-  { path: '/media', label: 'Media' },
-  { path: '/services', label: 'Services' },
-  { path: '/views', label: 'Views' },
-  { path: '/imports', label: 'Imports' },
-  { path: '/trackers', label: 'Trackers' },
-  { path: '/privacy-zones', label: 'Privacy zones' },
-  { path: '/data', label: 'Export' },
-  { path: '/settings', label: 'Settings' },
+  { path: '/app/compose', label: 'Compose' },
+  { path: '/app/map', label: 'Map' },
+  { path: '/app/media', label: 'Media' },
+  { path: '/app/services', label: 'Services' },
+  { path: '/app/views', label: 'Views' },
+  { path: '/app/imports', label: 'Imports' },
+  { path: '/app/trackers', label: 'Trackers' },
+  { path: '/app/privacy-zones', label: 'Privacy zones' },
+  { path: '/app/data', label: 'Export' },
+  { path: '/app/settings', label: 'Settings' },
   { path: '/account', label: 'Apps', always: true },
 ];

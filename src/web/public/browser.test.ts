@@ -6,15 +6,15 @@
 import { AxeBuilder } from '@axe-core/playwright';
 import { createServer, type Server } from 'node:http';
 import { sql } from 'kysely';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM } from '../../../test/browser.ts';
 import { createTestUser } from '../../../test/helpers.ts';
 import { insertItems } from '../../../test/items.ts';
 import { uploadMedium } from '../../../test/media.ts';
 import { listeningTestApp } from '../../../test/server.ts';
 import { tokenFor } from '../../../test/tokens.ts';
+import { launchChromium } from '../../../test/web.ts';
 
 type Listening = Awaited<ReturnType<typeof listeningTestApp>>;
 
@@ -22,7 +22,7 @@ const WIDTHS = { desktop: 1280, phone: 360 } as const;
 
 let browser: Browser;
 beforeAll(async () => {
-  browser = await chromium.launch(CHROMIUM);
+  browser = await launchChromium();
 });
 afterAll(() => browser?.close());
 
@@ -242,11 +242,11 @@ describe('the signed-in Map page', () => {
   }
 
   it("draws every point of the person's history from the owner's tiles, and only the public ones for strangers", async () => {
-    const { page, tiles, violations, close } = await signedIn('/map');
+    const { page, tiles, violations, close } = await signedIn('/app/map');
     expect(await drawn(page)).toBe(privatePoints + publicPoints + 1);
     expect(tiles.length).toBeGreaterThan(0);
     expect(tiles.every((status) => status === 200)).toBe(true);
-    expect(page.url()).toBe(`${t.baseUrl}/map`);
+    expect(page.url()).toBe(`${t.baseUrl}/app/map`);
 
     const before = tiles.length;
     await page.getByRole('checkbox', { name: 'What strangers see' }).check();
@@ -258,7 +258,7 @@ describe('the signed-in Map page', () => {
   });
 
   it("shows a point's time and accuracy on click", async () => {
-    const { page, close } = await signedIn('/map?zoom=16');
+    const { page, close } = await signedIn('/app/map?zoom=16');
     expect(await drawn(page)).toBeGreaterThan(0);
     const box = (await page.locator('[data-waypost-map] canvas').boundingBox())!;
     await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
@@ -269,7 +269,7 @@ describe('the signed-in Map page', () => {
   });
 
   it("draws one day's track from GET /locations/tracks/<date>", async () => {
-    const { page, close } = await signedIn(`/map?day=${day}`);
+    const { page, close } = await signedIn(`/app/map?day=${day}`);
     await expect
       .poll(() => page.locator('#map-status').textContent(), { timeout: 20_000 })
       .toMatch(
@@ -280,10 +280,10 @@ describe('the signed-in Map page', () => {
 
   for (const [name, width] of Object.entries(WIDTHS)) {
     it(`axe finds no serious or critical problem on the Map and Trackers pages, ${name} width`, async () => {
-      const map = await signedIn('/map', width);
+      const map = await signedIn('/app/map', width);
       await drawn(map.page);
       expect(await serious(map.page)).toEqual([]);
-      await map.page.goto(`${t.baseUrl}/trackers`);
+      await map.page.goto(`${t.baseUrl}/app/trackers`);
       await map.page.getByLabel('Name').fill('My phone');
       await map.page.getByRole('button', { name: 'Add' }).click();
       await map.page.getByRole('img', { name: 'QR code with the OwnTracks settings for this tracker' }).waitFor();

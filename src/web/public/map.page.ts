@@ -82,7 +82,7 @@ export async function mapPage(db: Db, config: Config, viewer: Viewer, raw: Recor
   const error = (name: string) =>
     errors[name] ? html`<span class="error" id="${name}-error">${errors[name]}</span>` : '';
   const body = html`<h1>Map</h1>
-    <form id="map-form" class="controls" method="get" action="/map">
+    <form id="map-form" class="controls" method="get" action="/app/map">
       <label>From <input type="date" name="from" value="${query.from}" ${invalid('from')} />${error('from')}</label>
       <label
         >Until <input type="date" name="until" value="${query.until}" ${invalid('until')} />${error('until')}</label
@@ -142,7 +142,7 @@ async function latestPlace(db: Db, viewer: Viewer): Promise<{ lat: number; lon: 
 
 /** The page in the web app (src/web/registry.ts). The map's policy lets the basemap in. */
 export const mapAppPage: AppPage = {
-  path: '/map',
+  path: '/app/map',
   title: 'Map',
   styles: ['public.css'],
   render: async ({ db, config, viewer, request, reply }) => {

@@ -94,7 +94,7 @@ function trackerHtml(tracker: Service, csrf: string): Html {
         ${tracker.enabled ? '' : 'Disabled. '}${tracker.status === 'ok' ? 'Working' : `Error: ${tracker.last_error ?? ''}`}
       </dd>
     </dl>
-    <form method="post" action="/trackers/${tracker.id}/token">
+    <form method="post" action="/app/trackers/${tracker.id}/token">
       <input type="hidden" name="csrf" value="${csrf}" />
       <button type="submit" aria-describedby="rotate-${tracker.id}">New token</button>
       <small id="rotate-${tracker.id}"
@@ -135,7 +135,7 @@ export function trackersBody(view: TrackersView): Html {
     <section aria-labelledby="add">
       <h2 id="add">Add a tracker</h2>
       ${view.error ? html`<p class="error" role="alert" id="add-error">${view.error}</p>` : ''}
-      <form method="post" action="/trackers" class="controls">
+      <form method="post" action="/app/trackers" class="controls">
         <input type="hidden" name="csrf" value="${csrf}" />
         <label
           >App

@@ -1,8 +1,8 @@
 // The Trackers page of the signed-in web app (docs/trackers.md "The tracker page"):
 //
-//   GET  /trackers               the person's trackers and a form to add one (trackers.page.ts)
-//   POST /trackers               adds one (type, name) and shows its token once, with the phone's set-up
-//   POST /trackers/<id>/token    a new token for one, shown once the same way
+//   GET  /app/trackers               the person's trackers and a form to add one (trackers.page.ts)
+//   POST /app/trackers               adds one (type, name) and shows its token once, with the phone's set-up
+//   POST /app/trackers/<id>/token    a new token for one, shown once the same way
 //
 // Forms with the session and its CSRF token; they call the same functions as POST /services and
 // POST /services/<id>/ingest-token. The token is only in the answer to the POST (no-store),
@@ -41,7 +41,7 @@ export async function trackersRoutes(app: FastifyInstance, { db, config }: { db:
     const csrf = csrfToken(request, reply, baseUrl, config.secretKey);
     const body = trackersBody({ trackers, csrf, ...extra });
     const pages = new Set(APP_PAGES.map((page) => page.path));
-    return sendHtml(reply, status, appPage({ title: 'Trackers', body, viewer, csrf, current: '/trackers', pages }));
+    return sendHtml(reply, status, appPage({ title: 'Trackers', body, viewer, csrf, current: '/app/trackers', pages }));
   }
 
   const expired = (reply: FastifyReply) =>
@@ -51,11 +51,11 @@ export async function trackersRoutes(app: FastifyInstance, { db, config }: { db:
       layout({
         title: 'Form expired',
         body: html`<h1>This form has expired</h1>
-          <p><a href="/trackers">Open the Trackers page</a> and try again.</p>`,
+          <p><a href="/app/trackers">Open the Trackers page</a> and try again.</p>`,
       }),
     );
 
-  app.post<{ Body: Form | undefined }>('/trackers', hide, async (request, reply) => {
+  app.post<{ Body: Form | undefined }>('/app/trackers', hide, async (request, reply) => {
     const viewer = await viewerOf(db, request);
     if (!viewer) return seeOther(reply, '/account');
     const form = request.body ?? {};
@@ -79,19 +79,23 @@ export async function trackersRoutes(app: FastifyInstance, { db, config }: { db:
     }
   });
 
-  app.post<{ Params: { id: string }; Body: Form | undefined }>('/trackers/:id/token', hide, async (request, reply) => {
-    const viewer = await viewerOf(db, request);
-    if (!viewer) return seeOther(reply, '/account');
-    if (!csrfValid(request, baseUrl, config.secretKey, request.body?.csrf)) return expired(reply);
-    try {
-      const tracker = await getService(db, baseUrl, viewer.id, request.params.id);
-      if (!isTracker(tracker)) throw new AppError(404, 'not_found', 'No such tracker.');
-      const { url, token } = await rotateIngestToken(db, baseUrl, viewer.id, tracker.id);
-      const setup = await setupHtml(tracker, url, token, viewer.username);
-      return await show(request, reply, viewer, 200, { fresh: { tracker, token, setup } });
-    } catch (error) {
-      if (!(error instanceof AppError) || error.status !== 404) throw error;
-      return show(request, reply, viewer, 404, { error: 'There is no such tracker.' });
-    }
-  });
+  app.post<{ Params: { id: string }; Body: Form | undefined }>(
+    '/app/trackers/:id/token',
+    hide,
+    async (request, reply) => {
+      const viewer = await viewerOf(db, request);
+      if (!viewer) return seeOther(reply, '/account');
+      if (!csrfValid(request, baseUrl, config.secretKey, request.body?.csrf)) return expired(reply);
+      try {
+        const tracker = await getService(db, baseUrl, viewer.id, request.params.id);
+        if (!isTracker(tracker)) throw new AppError(404, 'not_found', 'No such tracker.');
+        const { url, token } = await rotateIngestToken(db, baseUrl, viewer.id, tracker.id);
+        const setup = await setupHtml(tracker, url, token, viewer.username);
+        return await show(request, reply, viewer, 200, { fresh: { tracker, token, setup } });
+      } catch (error) {
+        if (!(error instanceof AppError) || error.status !== 404) throw error;
+        return show(request, reply, viewer, 404, { error: 'There is no such tracker.' });
+      }
+    },
+  );
 }

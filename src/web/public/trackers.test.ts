@@ -26,7 +26,7 @@ async function signedIn() {
 }
 
 async function trackersPage(browser: Browser) {
-  const response = await browser.request(`${t.baseUrl}/trackers`);
+  const response = await browser.request(`${t.baseUrl}/app/trackers`);
   expect(response.status).toBe(200);
   const body = await response.text();
   return { body, csrf: /name="csrf" value="([^"]+)"/.exec(body)![1]! };
@@ -47,10 +47,10 @@ function owntracksPoint(url: string, username: string, token: string) {
 
 describe('the Trackers page', () => {
   it('shows a visitor the sign-in form, and refuses its forms', async () => {
-    const response = await new Browser().request(`${t.baseUrl}/trackers`);
+    const response = await new Browser().request(`${t.baseUrl}/app/trackers`);
     expect(response.status).toBe(200);
     expect(await response.text()).toContain('action="/account/sign-in');
-    const post = await new Browser().request(`${t.baseUrl}/trackers`, { form: { type: 'owntracks', name: 'x' } });
+    const post = await new Browser().request(`${t.baseUrl}/app/trackers`, { form: { type: 'owntracks', name: 'x' } });
     expect(post.status).toBe(303);
     expect(post.headers.get('location')).toBe('/account');
   });
@@ -60,7 +60,7 @@ describe('the Trackers page', () => {
     const { body: empty, csrf } = await trackersPage(browser);
     expect(empty).toContain('No trackers yet.');
 
-    const created = await browser.request(`${t.baseUrl}/trackers`, {
+    const created = await browser.request(`${t.baseUrl}/app/trackers`, {
       form: { csrf, type: 'owntracks', name: 'My phone' },
     });
     expect(created.status).toBe(201);
@@ -105,7 +105,7 @@ describe('the Trackers page', () => {
     const { browser } = await signedIn();
     const { csrf } = await trackersPage(browser);
     const overland = await (
-      await browser.request(`${t.baseUrl}/trackers`, { form: { csrf, type: 'overland', name: 'Overland phone' } })
+      await browser.request(`${t.baseUrl}/app/trackers`, { form: { csrf, type: 'overland', name: 'Overland phone' } })
     ).text();
     const overlandToken = tokenIn(overland)!;
     expect(overland).toMatch(
@@ -113,7 +113,7 @@ describe('the Trackers page', () => {
     );
     expect(overland.replace(/\s+/g, ' ')).toContain(`<dt>Access Token</dt> <dd><code>${overlandToken}</code></dd>`);
     const gps = await (
-      await browser.request(`${t.baseUrl}/trackers`, { form: { csrf, type: 'gpslogger', name: 'Android' } })
+      await browser.request(`${t.baseUrl}/app/trackers`, { form: { csrf, type: 'gpslogger', name: 'Android' } })
     ).text();
     const gpsToken = tokenIn(gps)!;
     const gpsUrl = new RegExp(
@@ -133,12 +133,12 @@ describe('the Trackers page', () => {
     const { user, browser } = await signedIn();
     const { csrf } = await trackersPage(browser);
     const created = await (
-      await browser.request(`${t.baseUrl}/trackers`, { form: { csrf, type: 'owntracks', name: 'Rotating' } })
+      await browser.request(`${t.baseUrl}/app/trackers`, { form: { csrf, type: 'owntracks', name: 'Rotating' } })
     ).text();
     const oldToken = tokenIn(created)!;
     const url = /<dt>URL<\/dt>\s*<dd><code>([^<]+)<\/code><\/dd>/.exec(created)![1]!;
     const id = url.split('/').at(-1)!;
-    const rotated = await browser.request(`${t.baseUrl}/trackers/${id}/token`, { form: { csrf } });
+    const rotated = await browser.request(`${t.baseUrl}/app/trackers/${id}/token`, { form: { csrf } });
     expect(rotated.status).toBe(200);
     const newToken = tokenIn(await rotated.text())!;
     expect(newToken).not.toBe(oldToken);
@@ -150,7 +150,7 @@ describe('the Trackers page', () => {
     const owner = await signedIn();
     const { csrf: ownerCsrf } = await trackersPage(owner.browser);
     const created = await (
-      await owner.browser.request(`${t.baseUrl}/trackers`, {
+      await owner.browser.request(`${t.baseUrl}/app/trackers`, {
         form: { csrf: ownerCsrf, type: 'owntracks', name: 'Theirs' },
       })
     ).text();
@@ -160,17 +160,17 @@ describe('the Trackers page', () => {
 
     const other = await signedIn();
     const { csrf } = await trackersPage(other.browser);
-    const foreign = await other.browser.request(`${t.baseUrl}/trackers/${id}/token`, { form: { csrf } });
+    const foreign = await other.browser.request(`${t.baseUrl}/app/trackers/${id}/token`, { form: { csrf } });
     expect(foreign.status).toBe(404);
     expect(tokenIn(await foreign.text())).toBeUndefined();
     expect((await owntracksPoint(url, owner.user.username, token)).status).toBe(200);
 
     const services = await countRows(t.database, 'services');
-    const forged = await other.browser.request(`${t.baseUrl}/trackers`, {
+    const forged = await other.browser.request(`${t.baseUrl}/app/trackers`, {
       form: { csrf: 'x'.repeat(43), type: 'owntracks', name: 'Forged' },
     });
     expect(forged.status).toBe(403);
-    const rotateForged = await owner.browser.request(`${t.baseUrl}/trackers/${id}/token`, {
+    const rotateForged = await owner.browser.request(`${t.baseUrl}/app/trackers/${id}/token`, {
       form: { csrf: 'x'.repeat(43) },
     });
     expect(rotateForged.status).toBe(403);
@@ -181,7 +181,9 @@ describe('the Trackers page', () => {
   it('says what is wrong with the form beside it', async () => {
     const { browser } = await signedIn();
     const { csrf } = await trackersPage(browser);
-    const response = await browser.request(`${t.baseUrl}/trackers`, { form: { csrf, type: 'owntracks', name: '  ' } });
+    const response = await browser.request(`${t.baseUrl}/app/trackers`, {
+      form: { csrf, type: 'owntracks', name: '  ' },
+    });
     expect(response.status).toBe(400);
     const body = await response.text();
     expect(body).toContain(

@@ -1,0 +1,252 @@
+// Compose: the counter, uploads with progress and previews, geolocation, posting through the
+// JSON API, then each delivery's status, polled until it settles, with a retry for failures.
+import { announce, api, clearErrors, showError, upload } from './app.js';
+
+const form = document.getElementById('compose');
+const text = document.getElementById('text');
+const counter = document.getElementById('counter');
+const max = Number(form.dataset.max);
+const serviceNames = JSON.parse(form.dataset.services || '{}');
+const attachments = document.getElementById('attachments');
+const result = document.getElementById('result');
+
+function count() {
+  const length = [...text.value.trim()].length;
+  counter.textContent = `${length} / ${max}`;
+  counter.classList.toggle('over', length > max);
+}
+text.addEventListener('input', count);
+count();
+
+let pending = 0;
+const uploaded = []; // { id, captionInput }
+
+document.getElementById('files').addEventListener('change', (event) => {
+  for (const file of event.target.files) addFile(file);
+  event.target.value = '';
+});
+
+function addFile(file) {
+  const item = document.createElement('li');
+  item.className = 'card attachment';
+  const preview = document.createElement('div');
+  preview.className = 'preview';
+  const url = URL.createObjectURL(file);
+  const captionId = `caption-${Math.random().toString(36).slice(2)}`;
+  let media;
+  if (file.type.startsWith('image/')) {
+    media = document.createElement('img');
+    media.alt = `Preview of ${file.name}`;
+  } else if (file.type.startsWith('video/')) {
+    media = document.createElement('video');
+    media.muted = true;
+    media.setAttribute('aria-label', `Preview of ${file.name}`);
+  } else {
+    media = document.createElement('audio');
+    media.controls = true;
+    media.setAttribute('aria-label', `Preview of ${file.name}`);
+  }
+  media.src = url;
+  preview.append(media);
+  const details = document.createElement('div');
+  const label = document.createElement('label');
+  label.htmlFor = captionId;
+  label.textContent = `Caption of ${file.name}`;
+  const caption = document.createElement('input');
+  caption.id = captionId;
+  caption.maxLength = 2000;
+  caption.dataset.skip = '';
+  const progress = document.createElement('progress');
+  progress.max = 1;
+  progress.value = 0;
+  progress.setAttribute('aria-label', `Upload of ${file.name}`);
+  const status = document.createElement('span');
+  status.className = 'help';
+  status.setAttribute('role', 'status');
+  status.textContent = 'Uploading…';
+  const remove = document.createElement('button');
+  remove.type = 'button';
+  remove.className = 'secondary small';
+  remove.textContent = 'Remove';
+  details.append(label, caption, progress, status, remove);
+  item.append(preview, details);
+  attachments.append(item);
+
+  const entry = { id: undefined, caption };
+  uploaded.push(entry);
+  remove.addEventListener('click', () => {
+    uploaded.splice(uploaded.indexOf(entry), 1);
+    item.remove();
+    if (entry.id) void api('DELETE', `/media/id/${entry.id}`).catch(() => undefined);
+  });
+  const data = new FormData();
+  data.append('scope', 'private');
+  data.append('file', file);
+  pending++;
+  upload('/media', data, (fraction) => {
+    progress.value = fraction;
+  })
+    .then((medium) => {
+      entry.id = medium.id;
+      progress.value = 1;
+      status.textContent = 'Uploaded.';
+    })
+    .catch((error) => {
+      uploaded.splice(uploaded.indexOf(entry), 1);
+      status.textContent = `Not uploaded: ${error.message}`;
+      status.classList.add('field-error');
+    })
+    .finally(() => {
+      pending--;
+    });
+}
+
+const locate = document.getElementById('locate');
+const locateStatus = document.getElementById('locate-status');
+locate.addEventListener('click', () => {
+  if (!navigator.geolocation) {
+    locateStatus.textContent = 'This browser cannot tell its location; type the coordinates.';
+    return;
+  }
+  locateStatus.textContent = 'Asking the browser…';
+  navigator.geolocation.getCurrentPosition(
+    (position) => {
+      document.getElementById('lat').value = position.coords.latitude.toFixed(6);
+      document.getElementById('lon').value = position.coords.longitude.toFixed(6);
+      locateStatus.textContent = `Located (± ${Math.round(position.coords.accuracy)} m).`;
+    },
+    (error) => {
+      locateStatus.textContent = `No location: ${error.message}`;
+    },
+  );
+});
+
+function fieldError(input, message) {
+  const span = document.createElement('span');
+  span.className = 'field-error';
+  span.id = `${input.id}-error`;
+  span.textContent = message;
+  input.setAttribute('aria-invalid', 'true');
+  input.setAttribute('aria-describedby', span.id);
+  input.closest('label').insertAdjacentElement('afterend', span);
+  input.focus();
+}
+
+form.addEventListener('submit', async (event) => {
+  event.preventDefault();
+  clearErrors(form);
+  if (pending > 0) {
+    announce(form, 'Wait until every file is uploaded.');
+    return;
+  }
+  const scope = form.querySelector('input[name="scope"]:checked')?.value ?? 'public';
+  const groups = [...form.querySelectorAll('input[name="groups"]:checked')].map((box) => box.value);
+  const body = { text: text.value, groups, scope, media_ids: uploaded.filter((e) => e.id).map((e) => e.id) };
+  const lat = document.getElementById('lat');
+  const lon = document.getElementById('lon');
+  if (lat.value.trim() || lon.value.trim()) {
+    const point = { lat: Number(lat.value), lon: Number(lon.value) };
+    if (!Number.isFinite(point.lat) || point.lat < -90 || point.lat > 90 || !lat.value.trim()) {
+      fieldError(lat, 'A latitude is a number from -90 to 90.');
+      return;
+    }
+    if (!Number.isFinite(point.lon) || point.lon < -180 || point.lon > 180 || !lon.value.trim()) {
+      fieldError(lon, 'A longitude is a number from -180 to 180.');
+      return;
+    }
+    body.location = point;
+  }
+  const button = document.getElementById('post-button');
+  button.disabled = true;
+  try {
+    // Each file takes the post's scope and its caption first, so a public post shows its media.
+    for (const entry of uploaded.filter((e) => e.id)) {
+      await api('POST', `/media/id/${entry.id}`, { scope, caption: entry.caption.value });
+    }
+    const { data: post } = await api('POST', '/posts', body);
+    form.reset();
+    attachments.replaceChildren();
+    uploaded.length = 0;
+    count();
+    showPost(post);
+  } catch (error) {
+    showError(form, error);
+  } finally {
+    button.disabled = false;
+  }
+});
+
+function showPost(post) {
+  result.replaceChildren();
+  const card = document.createElement('article');
+  card.className = 'card';
+  const heading = document.createElement('h2');
+  heading.textContent = 'Posted';
+  const link = document.createElement('p');
+  const a = document.createElement('a');
+  a.href = `/#post-${post.id}`;
+  a.textContent = 'See it on the timeline';
+  link.append(a);
+  const list = document.createElement('ul');
+  list.className = 'deliveries plain-list';
+  card.append(heading, link, list);
+  result.append(card);
+  renderDeliveries(post, list);
+}
+
+function renderDeliveries(post, list) {
+  list.replaceChildren();
+  if (!post.deliveries || post.deliveries.length === 0) {
+    const li = document.createElement('li');
+    li.textContent = 'Sent to no service.';
+    list.append(li);
+    return;
+  }
+  let unsettled = false;
+  for (const delivery of post.deliveries) {
+    const li = document.createElement('li');
+    li.dataset.service = delivery.service_id;
+    const name = document.createElement('strong');
+    name.textContent = serviceNames[delivery.service_id] ?? delivery.service_id;
+    const status = document.createElement('span');
+    status.className = `delivery-status status-${delivery.status}`;
+    status.textContent = delivery.status;
+    li.append(name, ': ', status);
+    if (delivery.status === 'pending') unsettled = true;
+    if (delivery.remote_url) {
+      const remote = document.createElement('a');
+      remote.href = delivery.remote_url;
+      remote.textContent = 'the copy there';
+      li.append(' (', remote, ')');
+    }
+    if (delivery.status === 'failed') {
+      if (delivery.last_error) li.append(`: ${delivery.last_error}`);
+      const retry = document.createElement('button');
+      retry.type = 'button';
+      retry.className = 'secondary small';
+      retry.textContent = 'Retry';
+      retry.addEventListener('click', async () => {
+        retry.disabled = true;
+        try {
+          await api('POST', `/posts/id/${post.id}/deliveries/${delivery.service_id}/retry`);
+          void poll(post.id, list);
+        } catch (error) {
+          retry.disabled = false;
+          li.append(` ${error.message}`);
+        }
+      });
+      li.append(' ', retry);
+    }
+    list.append(li);
+  }
+  if (unsettled) setTimeout(() => void poll(post.id, list), 1000);
+}
+
+async function poll(id, list) {
+  try {
+    const { data } = await api('GET', `/posts/id/${id}`);
+    renderDeliveries(data, list);
+  } catch {
+    setTimeout(() => void poll(id, list), 3000);
+  }
+}

@@ -1,0 +1,38 @@
+// Services: the test button (the service's answer shown beside it) and group membership boxes.
+import { api } from './app.js';
+
+document.addEventListener('click', async (event) => {
+  const button = event.target instanceof Element ? event.target.closest('button[data-test]') : null;
+  if (!button) return;
+  const status = button.closest('[data-service]').querySelector('.test-result');
+  button.disabled = true;
+  status.textContent = 'Testing…';
+  try {
+    const { data } = await api('POST', `/services/${button.dataset.test}/test`);
+    const answer = data && typeof data === 'object' ? data : {};
+    const code = answer.status ?? answer.status_code;
+    status.textContent = `Test sent${code !== undefined ? `: the service answered ${code}` : ''}.`;
+    status.className = 'test-result status-delivered';
+  } catch (error) {
+    status.textContent = `Test failed: ${error.message}`;
+    status.className = 'test-result status-failed';
+  } finally {
+    button.disabled = false;
+  }
+});
+
+document.addEventListener('change', async (event) => {
+  const box = event.target;
+  if (!(box instanceof HTMLInputElement) || !box.dataset.member) return;
+  const status = box.closest('[data-item]').querySelector('.member-status');
+  box.disabled = true;
+  try {
+    await api(box.checked ? 'POST' : 'DELETE', box.dataset.member);
+    status.textContent = 'Saved.';
+  } catch (error) {
+    box.checked = !box.checked;
+    status.textContent = error.message;
+  } finally {
+    box.disabled = false;
+  }
+});

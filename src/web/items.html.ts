@@ -1,0 +1,33 @@
+// Pieces of HTML the pages share for items.
+import { html, type Html } from '../account/html.ts';
+import type { MediumObject, Scope } from './api-types.ts';
+
+export function scopeBadge(scope: Scope): Html {
+  return html`<span class="badge ${scope}">${scope === 'public' ? 'Public' : 'Private'}</span>`;
+}
+
+/** Alt text: the caption, else what it is and when. */
+export function mediumAlt(medium: MediumObject): string {
+  if (medium.caption.trim()) return medium.caption;
+  const what =
+    medium.kind === 'image' ? 'Photo' : medium.kind === 'video' ? 'Video' : medium.kind === 'audio' ? 'Audio' : 'File';
+  return `${what} without a caption, from ${new Date(medium.time * 1000).toISOString().slice(0, 10)}`;
+}
+
+/** The media a post names, as thumbnails linking to the viewer. */
+export function itemMedia(ids: readonly string[], media: ReadonlyMap<string, MediumObject>): Html {
+  if (ids.length === 0) return html``;
+  return html`<div class="thumbs">
+    ${ids.map((id) => {
+      const medium = media.get(id);
+      if (!medium) return html`<a href="/app/media/${id}">Attached file</a>`;
+      return html`<a href="/app/media/${id}"
+        >${
+          medium.thumbnail_url
+            ? html`<img src="/media/id/${id}/thumbnail" alt="${mediumAlt(medium)}" loading="lazy" />`
+            : html`<span>${mediumAlt(medium)}</span>`
+        }</a
+      >`;
+    })}
+  </div>`;
+}

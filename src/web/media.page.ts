@@ -1,0 +1,104 @@
+// Media: a grid of thumbnails, newest first, and a viewer per medium with playback, its caption
+// and scope to edit, and delete.
+import { html } from '../account/html.ts';
+import { nextLink, type MediumObject } from './api-types.ts';
+import { mediumAlt, scopeBadge } from './items.html.ts';
+import type { AppPage } from './page.ts';
+
+const KIND_LABEL: Record<string, string> = { image: 'Photo', video: 'Video', audio: 'Audio', other: 'File' };
+
+export const mediaPage: AppPage = {
+  path: '/app/media',
+  title: 'Media',
+  render: async (ctx) => {
+    // Public and private in one grid: the owner's merged media, read as two collections.
+    const params = (extra: string) => `?count=60${extra}`;
+    const [pub, priv] = await Promise.all([
+      ctx.api<MediumObject[]>(`/media/public${params('')}`),
+      ctx.api<MediumObject[]>(`/media/private${params('')}`),
+    ]);
+    const media = [...pub.data, ...priv.data].sort((a, b) => b.time - a.time);
+    const more = nextLink(pub.headers.link) || nextLink(priv.headers.link);
+    const body = html`<h1>Media</h1>
+      <p><a href="/app/compose">Upload with a new post</a></p>
+      ${
+        media.length === 0
+          ? html`<p>No photos, videos or audio yet.</p>`
+          : html`<ul class="grid" aria-label="Your media">
+              ${media.map(
+                (m) =>
+                  html`<li>
+                    <a href="/app/media/${m.id}">
+                      ${
+                        m.thumbnail_url
+                          ? html`<img src="/media/id/${m.id}/thumbnail" alt="${mediumAlt(m)}" loading="lazy" />`
+                          : html`<span class="placeholder">${mediumAlt(m)}</span>`
+                      }
+                      <span class="kind"
+                        >${KIND_LABEL[m.kind] ?? 'File'}${m.scope === 'private' ? ' · private' : ''}</span
+                      >
+                    </a>
+                  </li>`,
+              )}
+            </ul>`
+      }
+      ${more ? html`<p class="meta">Showing the newest ${media.length}.</p>` : ''}`;
+    return { body };
+  },
+};
+
+export const mediumPage: AppPage = {
+  path: '/app/media/:id',
+  nav: '/app/media',
+  title: 'Medium',
+  narrow: true,
+  render: async (ctx) => {
+    const { id } = ctx.request.params as { id: string };
+    const m = (await ctx.api<MediumObject>(`/media/id/${encodeURIComponent(id)}`)).data;
+    const file = `/media/id/${m.id}/file`;
+    const player =
+      m.kind === 'image'
+        ? html`<img src="${file}" alt="${mediumAlt(m)}" />`
+        : m.kind === 'video'
+          ? html`<video src="${file}" controls preload="metadata" aria-label="${mediumAlt(m)}"></video>`
+          : m.kind === 'audio'
+            ? html`<audio src="${file}" controls preload="metadata" aria-label="${mediumAlt(m)}"></audio>`
+            : html`<p><a href="${file}">Download the file</a></p>`;
+    const body = html`<h1>${KIND_LABEL[m.kind] ?? 'File'} ${scopeBadge(m.scope)}</h1>
+      <div class="viewer" data-item>${player}</div>
+      <p class="meta">
+        ${m.mime_type}, ${(m.size / 1e6).toFixed(1)}
+        MB${m.width ? `, ${m.width} × ${m.height}` : ''}${m.duration ? `, ${Math.round(m.duration)} s` : ''} · taken
+        ${new Date(m.time * 1000).toISOString().slice(0, 16).replace('T', ' ')} UTC
+      </p>
+      <form data-api="POST /media/id/${m.id}" data-done="reload" class="card">
+        <label for="caption">Caption (the alt text)</label>
+        <input id="caption" name="caption" maxlength="2000" value="${m.caption}" />
+        <fieldset>
+          <legend>Who can see it</legend>
+          <label class="inline"
+            ><input type="radio" name="scope" value="public" ${m.scope === 'public' ? html`checked` : ''} />
+            Public</label
+          >
+          <label class="inline"
+            ><input type="radio" name="scope" value="private" ${m.scope === 'private' ? html`checked` : ''} />
+            Private</label
+          >
+        </fieldset>
+        <button type="submit">Save</button>
+      </form>
+      <p>
+        <button
+          type="button"
+          class="danger"
+          data-delete="/media/id/${m.id}"
+          data-then="/app/media"
+          data-confirm="Delete this file for good?"
+        >
+          Delete
+        </button>
+        <a href="/app/media">Back to media</a>
+      </p>`;
+    return { body, title: m.caption || (KIND_LABEL[m.kind] ?? 'File') };
+  },
+};

@@ -1,0 +1,57 @@
+// Views: the saved filters (made from the timeline's "Save this filter as a view"), each with
+// what it shows, the link of a public one to copy, and delete.
+import { html } from '../account/html.ts';
+import type { ViewObject } from './api-types.ts';
+import type { AppPage } from './page.ts';
+
+export const viewsPage: AppPage = {
+  path: '/app/views',
+  title: 'Views',
+  narrow: true,
+  scripts: ['views.js'],
+  render: async (ctx) => {
+    const views = (await ctx.api<ViewObject[]>('/views')).data;
+    const body = html`<h1>Views</h1>
+      <p>
+        A view is a saved filter. Make one from the <a href="/">timeline</a>'s "Save this filter as a view". A public
+        view can be read by anyone with its link and only ever shows public items.
+      </p>
+      ${
+        views.length === 0
+          ? html`<p>No views yet.</p>`
+          : html`<ul class="plain-list" aria-label="Your views">
+              ${views.map((v) => {
+                const link = `${ctx.config.baseUrl}/views/${v.id}`;
+                const filters = Object.entries(v.filters)
+                  .map(([k, value]) => `${k}: ${Array.isArray(value) ? value.join(', ') : String(value)}`)
+                  .join('; ');
+                return html`<li class="card" data-item>
+                  <h2>
+                    ${v.name} <span class="badge ${v.scope}">${v.scope === 'public' ? 'Public' : 'Private'}</span>
+                  </h2>
+                  ${v.description ? html`<p>${v.description}</p>` : ''}
+                  <p class="meta">Shows ${v.kinds.join(', ')}${filters ? `; ${filters}` : ''}.</p>
+                  ${
+                    v.scope === 'public'
+                      ? html`<div class="row">
+                            <label>Link <input readonly value="${link}" data-skip /></label>
+                            <button type="button" class="secondary" data-copy="${link}">Copy link</button>
+                          </div>
+                          <p class="copy-status help" role="status"></p>`
+                      : ''
+                  }
+                  <button
+                    type="button"
+                    class="danger small"
+                    data-delete="/views/${v.id}"
+                    data-confirm="Delete the view ${v.name}? The items stay."
+                  >
+                    Delete
+                  </button>
+                </li>`;
+              })}
+            </ul>`
+      }`;
+    return { body };
+  },
+};

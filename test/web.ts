@@ -1,0 +1,166 @@
+// The web app in a real browser: a listening app whose deliveries run (loopback receivers
+// allowed), Debian's Chromium, signing in through the page, demo files made by sharp and ffmpeg.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import sharp from 'sharp';
+import { createJobRunner } from '../src/jobs/jobs.ts';
+import { listeningTestApp } from './server.ts';
+
+export const CHROMIUM = {
+  executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+  args: ['--no-sandbox', '--autoplay-policy=no-user-gesture-required'],
+};
+
+export const launchChromium = (): Promise<Browser> => chromium.launch(CHROMIUM);
+
+/** A listening app whose job worker runs in the background, so deliveries happen. */
+export async function webTestApp(env: Record<string, string> = {}) {
+  const t = await listeningTestApp({ env: { WAYPOST_OUTBOUND_ALLOW: 'loopback', ...env } });
+  const runner = createJobRunner({ config: t.config, database: t.database });
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const done = await runner.worker.runOnce().catch(() => 0);
+      if (done === 0) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  })();
+  return {
+    ...t,
+    close: async () => {
+      running = false;
+      await loop;
+      await runner.close();
+      await t.close();
+    },
+  };
+}
+
+/** Signs in through the sign-in form the page shows. */
+export async function signInThroughPage(page: Page, baseUrl: string, username: string, password: string) {
+  await page.goto(`${baseUrl}/account`);
+  await page.getByLabel('Username').fill(username);
+  await page.getByLabel('Password').fill(password);
+  await Promise.all([page.waitForURL(`${baseUrl}/account`), page.getByRole('button', { name: 'Sign in' }).click()]);
+}
+
+/** A photo-like JPEG: sky, hills and a sun. */
+export async function demoPhoto(hue = 200): Promise<Buffer> {
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="800" height="600">
+    <defs><linearGradient id="s" x1="0" y1="0" x2="0" y2="1">
+      <stop offset="0" stop-color="hsl(${hue},70%,55%)"/><stop offset="1" stop-color="hsl(${hue + 30},80%,85%)"/>
+    </linearGradient></defs>
+    <rect width="800" height="600" fill="url(#s)"/>
+    <circle cx="620" cy="150" r="70" fill="hsl(45,95%,60%)"/>
+    <path d="M0 420 Q200 300 400 420 T800 400 V600 H0Z" fill="hsl(${(hue + 140) % 360},45%,38%)"/>
+    <path d="M0 500 Q250 420 500 510 T800 480 V600 H0Z" fill="hsl(${(hue + 120) % 360},50%,28%)"/>
+  </svg>`;
+  return sharp(Buffer.from(svg)).jpeg({ quality: 80 }).toBuffer();
+}
+
+/** A two-second WebM (VP8 test pattern with a tone), which Chromium plays. */
+export async function demoVideo(): Promise<Buffer> {
+  const dir = mkdtempSync(join(tmpdir(), 'waypost-video-'));
+  try {
+    const path = join(dir, 'clip.webm');
+    const args =
+      '-v error -nostdin -y -f lavfi -i testsrc=size=320x240:rate=10 -f lavfi -i sine=frequency=440 -t 2 -c:v libvpx -b:v 300k -c:a libvorbis'.split(
+        ' ',
+      );
+    await promisify(execFile)('ffmpeg', [...args, path], { timeout: 60_000 });
+    return readFileSync(path);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export interface Demo {
+  username: string;
+  photoId: string;
+  videoId: string;
+  postId: string;
+}
+
+/** Demo content for screenshots: settings, a webhook service and a group, photos, a video, posts, a walk, a view. */
+export async function seedDemo(
+  t: Awaited<ReturnType<typeof webTestApp>>,
+  user: { id: string; username: string },
+  webhookUrl: string,
+): Promise<Demo> {
+  const { tokenFor } = await import('./tokens.ts');
+  const { uploadMedium } = await import('./media.ts');
+  const token = await tokenFor(t, user, [
+    'create_post',
+    'upload_media',
+    'write_locations',
+    'create_service',
+    'get_services',
+    'manage_groups',
+    'update_settings',
+    'manage_views',
+    'get_private_scope',
+  ]);
+  const call = async <T>(method: 'POST' | 'GET', url: string, payload?: unknown): Promise<T> => {
+    const response = await t.app.inject({
+      method,
+      url,
+      headers: { authorization: `Bearer ${token}` },
+      ...(payload === undefined ? {} : { payload: payload as object }),
+    });
+    if (response.statusCode >= 300) throw new Error(`${method} ${url}: ${response.statusCode} ${response.body}`);
+    return response.json<T>();
+  };
+  await call('POST', '/settings', {
+    display_name: 'Alice Example',
+    bio: 'Walks, photos and notes from the hills.',
+    timezone: 'Europe/Berlin',
+  });
+  const service = await call<{ id: string }>('POST', '/services', {
+    type: 'webhook',
+    name: 'My website',
+    config: { url: `${webhookUrl}/hook`, secret: `whsec_${Buffer.alloc(24, 7).toString('base64')}` },
+  });
+  const group = await call<{ id: string }>('POST', '/services/groups', {
+    name: 'Everywhere',
+    service_ids: [service.id],
+  });
+  const photos: string[] = [];
+  for (const [hue, caption] of [
+    [200, 'A clear morning over the hills'],
+    [20, 'Sunset at the ridge'],
+    [120, 'The meadow after rain'],
+  ] as const) {
+    const response = await uploadMedium(t, token, await demoPhoto(hue), 'photo.jpg', 'image/jpeg', {
+      scope: 'public',
+      caption,
+    });
+    photos.push(response.json<{ id: string }>().id);
+  }
+  const video = await uploadMedium(t, token, await demoVideo(), 'clip.webm', 'video/webm', {
+    scope: 'private',
+    caption: 'Test pattern clip',
+  });
+  const now = Date.now() / 1000;
+  await call('POST', '/locations', [
+    ...Array.from({ length: 6 }, (_, i) => ({
+      time: now - 86_400 - i * 600,
+      lat: 47.37 + i * 0.002,
+      lon: 8.54 + i * 0.003,
+      accuracy: 8 + i,
+      scope: 'public',
+    })),
+  ]);
+  await call('POST', '/posts', { text: 'Notes to self: buy new boots.', groups: [], scope: 'private' });
+  const post = await call<{ id: string }>('POST', '/posts', {
+    text: 'Up on the ridge before sunrise. The valley was still in fog, and the first light caught the far peaks. ☀️',
+    groups: [group.id],
+    scope: 'public',
+    media_ids: [photos[0]!, photos[1]!],
+    location: { lat: 47.3769, lon: 8.5417 },
+  });
+  await call('POST', '/views', { name: 'Walks', kinds: ['posts', 'locations'], filters: {}, scope: 'public' });
+  return { username: user.username, photoId: photos[0]!, videoId: video.json<{ id: string }>().id, postId: post.id };
+}
