@@ -176,7 +176,7 @@ function mapSection(
       data-tiles="${links.tiles}"
       data-basemap="${JSON.stringify(basemap)}"
       data-center="${place.lon},${place.lat}"
-      data-zoom="9"
+      data-zoom="11"
     ></div>
     <noscript
       ><p>The map needs JavaScript. The same places are in <a href="${links.geojson}">GeoJSON</a>.</p></noscript
