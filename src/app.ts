@@ -46,6 +46,9 @@ import { pagesRoutes } from './web/pages.routes.ts';
 import { assetRoutes } from './web/assets.ts';
 import { webAppRoutes } from './web/app.routes.ts';
 import { APP_PAGES } from './web/registry.ts';
+import { publicAssetsRoutes } from './web/public/assets.ts';
+import { publicPagesRoutes } from './web/public/profile.routes.ts';
+import { trackersRoutes as trackerPagesRoutes } from './web/public/trackers.routes.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -152,6 +155,9 @@ export async function buildApp({ config, database, logger, onJobsQueued }: AppDe
   await app.register(assetRoutes);
   await app.register(webAppRoutes, { db, config, pages: APP_PAGES });
   await app.register(accountDeleteRoutes, { database, config });
+  await app.register(publicAssetsRoutes, { config });
+  await app.register(publicPagesRoutes, { db, config, pages });
+  await app.register(trackerPagesRoutes, { db, config });
   await app.register(postsRoutes, {
     db,
     baseUrl: config.baseUrl,

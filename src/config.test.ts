@@ -174,4 +174,46 @@ describe('loadConfig', () => {
     expect(readFileSync(file, 'utf8').trim()).toBe(first.secretKey.toString('hex'));
     expect(statSync(file).mode & 0o777).toBe(0o600);
   });
+
+  it('reads the basemap: OpenStreetMap by default, raster tiles, a style document or none, and the origins the map pages may reach', () => {
+    const config = (env: Record<string, string>) => loadConfig({ WAYPOST_DATA_DIR: dataDir(), ...env });
+    expect(config({})).toMatchObject({
+      mapStyle: {
+        kind: 'raster',
+        tiles: 'https://tile.openstreetmap.org/{z}/{x}/{y}.png',
+        attribution: '© OpenStreetMap contributors',
+      },
+      mapOrigins: ['https://tile.openstreetmap.org'],
+    });
+    expect(
+      config({
+        WAYPOST_MAP_STYLE: 'https://tiles.example.org/v1/{z}/{x}/{y}.png?key=abc',
+        WAYPOST_MAP_ATTRIBUTION: '© Example',
+      }),
+    ).toMatchObject({
+      mapStyle: {
+        kind: 'raster',
+        tiles: 'https://tiles.example.org/v1/{z}/{x}/{y}.png?key=abc',
+        attribution: '© Example',
+      },
+      mapOrigins: ['https://tiles.example.org'],
+    });
+    expect(
+      config({
+        WAYPOST_MAP_STYLE: 'https://styles.example.org/liberty.json',
+        WAYPOST_MAP_ORIGINS: 'https://tiles.example.org, https://fonts.example.org/glyphs',
+      }),
+    ).toMatchObject({
+      mapStyle: { kind: 'style', url: 'https://styles.example.org/liberty.json' },
+      mapOrigins: ['https://styles.example.org', 'https://tiles.example.org', 'https://fonts.example.org'],
+    });
+    expect(config({ WAYPOST_MAP_STYLE: 'none' })).toMatchObject({ mapStyle: { kind: 'none' }, mapOrigins: [] });
+    expect(configError({ WAYPOST_MAP_STYLE: 'ftp://tiles.example.org/{z}/{x}/{y}.png' }).variable).toBe(
+      'WAYPOST_MAP_STYLE',
+    );
+    expect(configError({ WAYPOST_MAP_STYLE: 'https://tiles.example.org/{z}/{x}.png' }).message).toBe(
+      'WAYPOST_MAP_STYLE: a raster tile URL needs all of {z}, {x} and {y}',
+    );
+    expect(configError({ WAYPOST_MAP_ORIGINS: 'not a url' }).variable).toBe('WAYPOST_MAP_ORIGINS');
+  });
 });

@@ -140,7 +140,25 @@ export interface Config {
    * `WAYPOST_MEDIA_CONCURRENCY`, default half the CPUs (at least 1), so the rest of the server
    * keeps the others. */
   mediaConcurrency: number;
+  /** The basemap under every map (docs/maps.md). `WAYPOST_MAP_STYLE`: a raster tile URL with
+   * `{z}`, `{x}` and `{y}`, the URL of a MapLibre style document, or `none` (the person's points
+   * on a plain background). Default: OpenStreetMap's public raster tiles,
+   * `https://tile.openstreetmap.org/{z}/{x}/{y}.png`. The person's own points are drawn whether or
+   * not a basemap tile loads. */
+  mapStyle: MapStyle;
+  /** Origins the map pages may reach besides Waypost itself (their Content-Security-Policy): the
+   * origin of `WAYPOST_MAP_STYLE`, and those in `WAYPOST_MAP_ORIGINS` (comma-separated, for the
+   * tiles, sprites and fonts a style document names on other hosts). */
+  mapOrigins: readonly string[];
 }
+
+/** What the maps draw under the person's points (`WAYPOST_MAP_STYLE`). */
+export type MapStyle =
+  { kind: 'raster'; tiles: string; attribution: string } | { kind: 'style'; url: string } | { kind: 'none' };
+
+/** OpenStreetMap's tile usage policy asks for this attribution on every map that shows its tiles. */
+const OSM_TILES = 'https://tile.openstreetmap.org/{z}/{x}/{y}.png';
+const OSM_ATTRIBUTION = '© OpenStreetMap contributors';
 
 export class ConfigError extends Error {
   readonly variable: string;
@@ -254,10 +272,47 @@ function addressCategories(env: Env): ReadonlySet<AddressCategory> {
   return new Set(names as AddressCategory[]);
 }
 
+function httpUrl(name: string, raw: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(name, `expected an absolute http(s) URL, got "${raw}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError(name, `expected an http or https URL, got "${raw}"`);
+  }
+  return url;
+}
+
+function mapStyle(env: Env): MapStyle {
+  const name = 'WAYPOST_MAP_STYLE';
+  const raw = read(env, name) ?? OSM_TILES;
+  if (raw.toLowerCase() === 'none') return { kind: 'none' };
+  // The placeholders are not URL syntax: checked on the template with them filled in.
+  httpUrl(name, raw.replaceAll('{z}', '0').replaceAll('{x}', '0').replaceAll('{y}', '0'));
+  const placeholders = ['{z}', '{x}', '{y}'].filter((p) => raw.includes(p)).length;
+  if (placeholders === 0) return { kind: 'style', url: raw };
+  if (placeholders !== 3) throw new ConfigError(name, 'a raster tile URL needs all of {z}, {x} and {y}');
+  const attribution = read(env, 'WAYPOST_MAP_ATTRIBUTION') ?? (raw === OSM_TILES ? OSM_ATTRIBUTION : '');
+  return { kind: 'raster', tiles: raw, attribution };
+}
+
+function mapOrigins(env: Env, style: MapStyle): string[] {
+  const origins = new Set<string>();
+  if (style.kind === 'raster') origins.add(new URL(style.tiles.replace(/\{[zxy]\}/g, '0')).origin);
+  if (style.kind === 'style') origins.add(new URL(style.url).origin);
+  for (const part of (read(env, 'WAYPOST_MAP_ORIGINS') ?? '').split(',')) {
+    if (part.trim()) origins.add(httpUrl('WAYPOST_MAP_ORIGINS', part.trim()).origin);
+  }
+  return [...origins];
+}
+
 /** Reads and validates the configuration; throws a ConfigError naming the variable at fault. */
 export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, 'WAYPOST_PORT', 8080, 0, 65535);
   const dataDir = resolve(read(env, 'WAYPOST_DATA_DIR') ?? 'data');
+  const style = mapStyle(env);
   return {
     host: read(env, 'WAYPOST_HOST') ?? '127.0.0.1',
     port,
@@ -302,5 +357,7 @@ export function loadConfig(env: Env = process.env): Config {
       1,
       64,
     ),
+    mapStyle: style,
+    mapOrigins: mapOrigins(env, style),
   };
 }

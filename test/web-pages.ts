@@ -1,6 +1,6 @@
 // Every page of the web app, in one list: the screenshots (scripts/screenshots.ts) and the
 // accessibility test (src/web/axe.test.ts) go through it. `{photo}`, `{video}` and `{post}`
-// stand for the demo's ids (test/web.ts).
+// stand for the demo's ids, `{user}` for its username (test/web.ts).
 export interface WebPage {
   name: string;
   path: string;
@@ -11,17 +11,28 @@ export interface WebPage {
 export const WEB_PAGES: readonly WebPage[] = [
   { name: 'home', path: '/', visitor: true },
   { name: 'sign-in', path: '/account', visitor: true },
+  { name: 'profile', path: '/@{user}', visitor: true },
+  { name: 'post', path: '/@{user}/{post}', visitor: true },
   { name: 'timeline', path: '/' },
   { name: 'compose', path: '/app/compose' },
   { name: 'media', path: '/app/media' },
   { name: 'medium', path: '/app/media/{photo}' },
   { name: 'video', path: '/app/media/{video}' },
+  { name: 'map', path: '/app/map' },
   { name: 'services', path: '/app/services' },
   { name: 'views', path: '/app/views' },
+  { name: 'trackers', path: '/app/trackers' },
   { name: 'settings', path: '/app/settings' },
   { name: 'apps', path: '/account' },
 ];
 
-export function pathOf(page: WebPage, demo: { photoId: string; videoId: string; postId: string }): string {
-  return page.path.replace('{photo}', demo.photoId).replace('{video}', demo.videoId).replace('{post}', demo.postId);
+export function pathOf(
+  page: WebPage,
+  demo: { username: string; photoId: string; videoId: string; postId: string },
+): string {
+  return page.path
+    .replace('{user}', demo.username)
+    .replace('{photo}', demo.photoId)
+    .replace('{video}', demo.videoId)
+    .replace('{post}', demo.postId);
 }

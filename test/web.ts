@@ -78,6 +78,7 @@ export async function demoVideo(): Promise<Buffer> {
 }
 
 export interface Demo {
+  username: string;
   photoId: string;
   videoId: string;
   postId: string;
@@ -86,7 +87,7 @@ export interface Demo {
 /** Demo content for screenshots: settings, a webhook service and a group, photos, a video, posts, a walk, a view. */
 export async function seedDemo(
   t: Awaited<ReturnType<typeof webTestApp>>,
-  user: { id: string },
+  user: { id: string; username: string },
   webhookUrl: string,
 ): Promise<Demo> {
   const { tokenFor } = await import('./tokens.ts');
@@ -161,5 +162,5 @@ export async function seedDemo(
     location: { lat: 47.3769, lon: 8.5417 },
   });
   await call('POST', '/views', { name: 'Walks', kinds: ['posts', 'locations'], filters: {}, scope: 'public' });
-  return { photoId: photos[0]!, videoId: video.json<{ id: string }>().id, postId: post.id };
+  return { username: user.username, photoId: photos[0]!, videoId: video.json<{ id: string }>().id, postId: post.id };
 }

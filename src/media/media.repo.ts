@@ -1,11 +1,20 @@
+import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { MediaTable } from '../db/schema.ts';
-import { selectPage, type Audience, type PageQuery } from '../items/items.repo.ts';
+import { scopeRule, selectPage, type Audience, type PageQuery } from '../items/items.repo.ts';
 
 export type MediumRow = MediaTable;
 
 export function selectMediaPage(db: Db, audience: Audience, page: PageQuery) {
   return selectPage(db, 'media', audience, page);
+}
+
+/** The media among `ids` that the audience may see (the scope rule), in no particular order. */
+export async function selectMediaByIds(db: Db, audience: Audience, ids: readonly string[]): Promise<MediumRow[]> {
+  if (ids.length === 0) return [];
+  const { rows } = await sql<MediumRow>`select * from media
+    where ${scopeRule(audience)} and ${sql.ref('id')} in (${sql.join(ids)})`.execute(db);
+  return rows;
 }
 
 export async function insertMedium(db: Db, row: MediumRow): Promise<void> {

@@ -73,6 +73,7 @@ export async function webAppRoutes(
           scripts: page.scripts,
           styles: page.styles,
           narrow: page.narrow,
+          head: rendered.head,
         }),
       );
     });

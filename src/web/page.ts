@@ -31,6 +31,8 @@ export interface Rendered {
   status?: number;
   /** Overrides the page's title (e.g. a medium's caption). */
   title?: string;
+  /** Extra elements for <head> (a map's module and stylesheet). */
+  head?: Html;
 }
 
 export interface AppPage {

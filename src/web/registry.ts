@@ -4,6 +4,8 @@ import { appsPage } from './apps.page.ts';
 import { composePage } from './compose.page.ts';
 import { mediaPage, mediumPage } from './media.page.ts';
 import type { AppPage } from './page.ts';
+import { mapAppPage } from './public/map.page.ts';
+import { trackersAppPage } from './public/trackers.page.ts';
 import { servicesPage } from './services.page.ts';
 import { settingsPage } from './settings.page.ts';
 import { timelinePage } from './timeline.page.ts';
@@ -14,8 +16,10 @@ export const APP_PAGES: readonly AppPage[] = [
   composePage,
   mediaPage,
   mediumPage,
+  mapAppPage,
   servicesPage,
   viewsPage,
+  trackersAppPage,
   settingsPage,
   appsPage,
 ];

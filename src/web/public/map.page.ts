@@ -1,0 +1,152 @@
+// The signed-in Map page (docs/maps.md "The Map page"): the person's location history from the
+// owner's vector tiles, narrowed to a date range, with one day's track, and a switch to "what
+// strangers see" (the public tiles: public points at the public precision). A plain GET form:
+// it works without the script, which only draws and fetches the day's track.
+import { html, type Html } from '../../account/html.ts';
+import type { Config } from '../../config.ts';
+import type { Db } from '../../db/database.ts';
+import { zonedToUtc } from '../../history/geo.ts';
+import { listLocations } from '../../locations/locations.logic.ts';
+import { getSettings } from '../../settings/settings.logic.ts';
+import type { AppPage } from '../page.ts';
+import { assetUrl, mapPolicy } from './assets.ts';
+import { latestPublicPlace } from './profile.logic.ts';
+import type { Viewer } from './signed-in.ts';
+
+export interface MapQuery {
+  from?: string | undefined;
+  until?: string | undefined;
+  day?: string | undefined;
+  view?: string | undefined;
+}
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** Midnight at the start of a `YYYY-MM-DD` in the zone, in ms; undefined when it is not a date. */
+function midnight(date: string, timezone: string): number | undefined {
+  const match = DATE.exec(date);
+  if (!match) return undefined;
+  const wall = Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]));
+  const back = new Date(wall).toISOString().slice(0, 10);
+  return back === date ? zonedToUtc(wall, timezone) : undefined;
+}
+
+function nextDay(date: string): string {
+  return new Date(Date.parse(`${date}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+}
+
+export interface MapView {
+  body: Html;
+  head: Html;
+  status: number;
+}
+
+/** A field's value when it is a plain string (a repeated parameter is not). */
+function field(value: unknown): string {
+  return typeof value === 'string' ? value.trim() : '';
+}
+
+export async function mapPage(db: Db, config: Config, viewer: Viewer, raw: Record<string, unknown>): Promise<MapView> {
+  const query = {
+    from: field(raw.from),
+    until: field(raw.until),
+    day: field(raw.day),
+    strangers: field(raw.view) === 'public',
+  };
+  const { timezone } = await getSettings(db, viewer.id);
+  const errors: Record<string, string> = {};
+  const since = query.from ? midnight(query.from, timezone) : undefined;
+  const untilStart = query.until ? midnight(query.until, timezone) : undefined;
+  if (query.from && since === undefined) errors.from = 'Give a date (YYYY-MM-DD).';
+  if (query.until && untilStart === undefined) errors.until = 'Give a date (YYYY-MM-DD).';
+  if (query.day && midnight(query.day, timezone) === undefined) errors.day = 'Give a date (YYYY-MM-DD).';
+  // The range ends at the end of its last day.
+  const until = untilStart === undefined ? undefined : midnight(nextDay(query.until), timezone);
+  if (since !== undefined && until !== undefined && until <= since) errors.until = 'The range ends before it starts.';
+
+  const range = new URLSearchParams();
+  if (!errors.from && since !== undefined) range.set('since_time', String(since / 1000));
+  if (!errors.until && until !== undefined) range.set('until_time', String(until / 1000));
+  const suffix = range.size > 0 ? `?${range.toString()}` : '';
+  const name = encodeURIComponent(viewer.username);
+  const tiles = query.strangers
+    ? `/locations/public/${name}/tiles/{z}/{x}/{y}.mvt${suffix}`
+    : `/locations/tiles/{z}/{x}/{y}.mvt${suffix}`;
+  const center = query.strangers ? await latestPublicPlace(db, viewer) : await latestPlace(db, viewer);
+  // The zoom to open at: a link may ask for one (0 to 18), else a city's size.
+  const asked = Number(field(raw.zoom));
+  const zoom = field(raw.zoom) !== '' && Number.isInteger(asked) && asked >= 0 && asked <= 18 ? asked : 11;
+  const track = query.day && !errors.day && !query.strangers ? `/locations/tracks/${query.day}?zoom=16` : undefined;
+
+  const invalid = (name: string) => (errors[name] ? html`aria-invalid="true" aria-describedby="${name}-error"` : '');
+  const error = (name: string) =>
+    errors[name] ? html`<span class="error" id="${name}-error">${errors[name]}</span>` : '';
+  const body = html`<h1>Map</h1>
+    <form id="map-form" class="controls" method="get" action="/app/map">
+      <label>From <input type="date" name="from" value="${query.from}" ${invalid('from')} />${error('from')}</label>
+      <label
+        >Until <input type="date" name="until" value="${query.until}" ${invalid('until')} />${error('until')}</label
+      >
+      <label
+        >Track of the day <input type="date" name="day" value="${query.day}" ${invalid('day')} />${error('day')}</label
+      >
+      <label class="check"
+        ><input type="checkbox" name="view" value="public" ${query.strangers ? 'checked' : ''} /> What strangers
+        see</label
+      >
+      <button type="submit">Show</button>
+    </form>
+    <p id="map-status" role="status">
+      ${
+        query.strangers
+          ? 'What strangers see: your public points only, at your public precision (Settings).'
+          : `All your points${query.from || query.until ? ' in the range' : ''}, public and private, at their exact places. Times are in ${timezone}.`
+      }
+    </p>
+    ${
+      center
+        ? ''
+        : html`<p class="empty">
+            ${query.strangers ? 'You have no public points yet.' : 'No points yet: add a tracker or import a history.'}
+          </p>`
+    }
+    <div
+      class="map map-large"
+      role="region"
+      aria-label="${query.strangers ? 'Map of what strangers see' : 'Map of your location history'}"
+      data-waypost-map
+      data-map-manual
+      data-view="${query.strangers ? 'public' : 'owner'}"
+      data-tiles="${tiles}"
+      data-basemap="${JSON.stringify(config.mapStyle)}"
+      ${center ? html`data-center="${center.lon},${center.lat}" data-zoom="${zoom}"` : ''}
+      ${track ? html`data-track="${track}"` : ''}
+    ></div>`;
+  const head = html`<link rel="stylesheet" href="${assetUrl('maplibre-gl.css')}" />
+    <script type="module" src="${assetUrl('map-page.js')}"></script>`;
+  return { body, head, status: Object.keys(errors).length > 0 ? 400 : 200 };
+}
+
+/** The person's latest point of either scope, as they see it (public ones rounded, docs/privacy.md). */
+async function latestPlace(db: Db, viewer: Viewer): Promise<{ lat: number; lon: number } | undefined> {
+  const owner = { id: viewer.id, username: viewer.username };
+  const query = { count: 1, order: 'desc' as const };
+  const [own, open] = await Promise.all(
+    (['private', 'public'] as const).map((scope) => listLocations(db, { owner, scope, query, byOwner: true })),
+  );
+  const latest = [own?.items[0], open?.items[0]]
+    .filter((point) => point !== undefined)
+    .sort((a, b) => b.time - a.time)[0];
+  return latest ? { lat: latest.lat, lon: latest.lon } : undefined;
+}
+
+/** The page in the web app (src/web/registry.ts). The map's policy lets the basemap in. */
+export const mapAppPage: AppPage = {
+  path: '/app/map',
+  title: 'Map',
+  styles: ['public.css'],
+  render: async ({ db, config, viewer, request, reply }) => {
+    void reply.headers(mapPolicy(config));
+    return mapPage(db, config, viewer, request.query as Record<string, unknown>);
+  },
+};

@@ -1,0 +1,118 @@
+// What a person's public pages show (docs/web-public.md): their profile fields, a page of public
+// posts with their public media, and where the map opens. Read through the same functions and
+// scope rule as the public collections, so a page never shows what `GET /posts/public/<username>`
+// would not.
+import type { Db } from '../../db/database.ts';
+import { decodeCursor, type Page } from '../../items/items.logic.ts';
+import { selectVisible } from '../../items/items.repo.ts';
+import type { PageVersion } from '../../items/public-pages.ts';
+import { listLocations } from '../../locations/locations.logic.ts';
+import { selectMediaByIds, type MediumRow } from '../../media/media.repo.ts';
+import { listPosts, publicMediaOf, toPost, type Post } from '../../posts/posts.logic.ts';
+import { getSettings } from '../../settings/settings.logic.ts';
+import { findUserByUsername } from '../../users/users.repo.ts';
+
+/** Posts per page of a profile. */
+export const PROFILE_PAGE_SIZE = 20;
+
+export interface Person {
+  id: string;
+  username: string;
+  displayName: string;
+  bio: string;
+}
+
+export interface PublicMedium {
+  id: string;
+  kind: string;
+  mimeType: string;
+  caption: string;
+  width: number | null;
+  height: number | null;
+  /** The file as strangers get it (without metadata). */
+  url: string;
+  thumbnailUrl: string | null;
+}
+
+export interface Entry {
+  post: Post;
+  media: PublicMedium[];
+}
+
+/** The person and the version of their public pages (src/items/public-pages.ts), or undefined. */
+export async function personByUsername(
+  db: Db,
+  username: string,
+): Promise<{ person: Person; version: PageVersion } | undefined> {
+  const row = await findUserByUsername(db, username);
+  if (!row) return undefined;
+  return {
+    person: { id: row.id, username: row.username, displayName: row.display_name, bio: row.bio },
+    version: { userId: row.id, itemsVersion: row.items_version, updatedAt: row.updated_at },
+  };
+}
+
+function toPublicMedium(row: MediumRow, baseUrl: string): PublicMedium {
+  return {
+    id: row.id,
+    kind: row.kind,
+    mimeType: row.mime_type,
+    caption: row.caption,
+    width: row.width,
+    height: row.height,
+    url: `${baseUrl}/media/id/${row.id}/file`,
+    thumbnailUrl: row.has_thumbnail ? `${baseUrl}/media/id/${row.id}/thumbnail` : null,
+  };
+}
+
+/** Each post with its media, in the post's order; a post names only public media (docs/privacy.md). */
+async function withMedia(db: Db, baseUrl: string, person: Person, posts: Post[]): Promise<Entry[]> {
+  const ids = [...new Set(posts.flatMap((post) => post.media_ids))];
+  const rows = await selectMediaByIds(db, { owner: person.id, scope: 'public' }, ids);
+  const media = new Map(rows.map((row) => [row.id, toPublicMedium(row, baseUrl)]));
+  return posts.map((post) => ({
+    post,
+    media: post.media_ids.flatMap((id) => {
+      const medium = media.get(id);
+      return medium ? [medium] : [];
+    }),
+  }));
+}
+
+/** A page of public posts, newest first, continuing after `cursor` (the collection's cursors). */
+export async function profileEntries(
+  db: Db,
+  baseUrl: string,
+  person: Person,
+  cursor: string | undefined,
+): Promise<Page<Entry>> {
+  if (cursor !== undefined) decodeCursor(cursor);
+  const owner = { id: person.id, username: person.username };
+  const query = { count: PROFILE_PAGE_SIZE, order: 'desc' as const, cursor };
+  const page = await listPosts(db, { owner, scope: 'public', query, byOwner: false });
+  return { items: await withMedia(db, baseUrl, person, page.items), next: page.next };
+}
+
+/** One public post of the person, or undefined (a private post and a missing one alike). */
+export async function publicEntry(db: Db, baseUrl: string, person: Person, id: string): Promise<Entry | undefined> {
+  const row = await selectVisible(db, 'posts', id, { owner: person.id, scope: 'public' });
+  if (!row) return undefined;
+  const precision = row.lat === null ? 0 : (await getSettings(db, person.id)).publicLocationPrecisionM;
+  const post = toPost(row, person.username, precision, await publicMediaOf(db, person.id, [row]));
+  const [entry] = await withMedia(db, baseUrl, person, [post]);
+  return entry;
+}
+
+/**
+ * Where the profile's map opens: the person's latest public point as the public collection
+ * serves it (rounded to their precision), or undefined when they have none.
+ */
+export async function latestPublicPlace(
+  db: Db,
+  person: Pick<Person, 'id' | 'username'>,
+): Promise<{ lat: number; lon: number } | undefined> {
+  const owner = { id: person.id, username: person.username };
+  const page = await listLocations(db, { owner, scope: 'public', query: { count: 1, order: 'desc' }, byOwner: false });
+  const latest = page.items[0];
+  return latest ? { lat: latest.lat, lon: latest.lon } : undefined;
+}

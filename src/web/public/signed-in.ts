@@ -1,0 +1,33 @@
+// What the signed-in pages of this folder answer their forms with: who is signed in, and the
+// web app's layout around the content (the same bar as the pages of src/web/registry.ts).
+import type { FastifyRequest } from 'fastify';
+import type { Html } from '../../account/html.ts';
+import { sessionUserId } from '../../account/sessions.logic.ts';
+import type { Db } from '../../db/database.ts';
+import { findUserById } from '../../users/users.repo.ts';
+import { layout } from '../layout.ts';
+
+export interface Viewer {
+  id: string;
+  username: string;
+  displayName: string;
+}
+
+/** The signed-in person, or undefined. */
+export async function viewerOf(db: Db, request: FastifyRequest): Promise<Viewer | undefined> {
+  const id = await sessionUserId(db, request);
+  const row = id ? await findUserById(db, id) : undefined;
+  return row ? { id: row.id, username: row.username, displayName: row.display_name } : undefined;
+}
+
+/** A signed-in page outside the registry's GET routes (the answer to a form), in the layout. */
+export function appPage(options: {
+  title: string;
+  body: Html;
+  viewer: Viewer;
+  csrf: string;
+  current: string;
+  pages: ReadonlySet<string>;
+}): string {
+  return layout({ ...options, styles: ['public.css'] });
+}

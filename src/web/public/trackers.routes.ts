@@ -1,0 +1,101 @@
+// The Trackers page of the signed-in web app (docs/trackers.md "The tracker page"):
+//
+//   GET  /app/trackers               the person's trackers and a form to add one (trackers.page.ts)
+//   POST /app/trackers               adds one (type, name) and shows its token once, with the phone's set-up
+//   POST /app/trackers/<id>/token    a new token for one, shown once the same way
+//
+// Forms with the session and its CSRF token; they call the same functions as POST /services and
+// POST /services/<id>/ingest-token. The token is only in the answer to the POST (no-store),
+// never in a URL.
+import formbody from '@fastify/formbody';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { html } from '../../account/html.ts';
+import { seeOther, sendHtml } from '../../account/replies.ts';
+import { csrfToken, csrfValid } from '../../account/sessions.logic.ts';
+import type { Config } from '../../config.ts';
+import type { Db } from '../../db/database.ts';
+import { AppError } from '../../http/errors.ts';
+import { secretsKey } from '../../services/secrets.ts';
+import { createService, getService, listServices, rotateIngestToken } from '../../services/services.logic.ts';
+import { APP_PAGES } from '../registry.ts';
+import { layout } from '../layout.ts';
+import { appPage, viewerOf, type Viewer } from './signed-in.ts';
+import { isTracker, setupHtml, trackersBody, TRACKER_TYPES, type TrackersView } from './trackers.html.ts';
+
+type Form = { csrf?: string; type?: string; name?: string };
+
+export async function trackersRoutes(app: FastifyInstance, { db, config }: { db: Db; config: Config }) {
+  await app.register(formbody);
+  const { baseUrl } = config;
+  const key = secretsKey(config.secretKey);
+  const hide = { schema: { hide: true } };
+
+  async function show(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    viewer: Viewer,
+    status: number,
+    extra: Partial<TrackersView> = {},
+  ) {
+    const trackers = (await listServices(db, baseUrl, viewer.id)).filter(isTracker);
+    const csrf = csrfToken(request, reply, baseUrl, config.secretKey);
+    const body = trackersBody({ trackers, csrf, ...extra });
+    const pages = new Set(APP_PAGES.map((page) => page.path));
+    return sendHtml(reply, status, appPage({ title: 'Trackers', body, viewer, csrf, current: '/app/trackers', pages }));
+  }
+
+  const expired = (reply: FastifyReply) =>
+    sendHtml(
+      reply,
+      403,
+      layout({
+        title: 'Form expired',
+        body: html`<h1>This form has expired</h1>
+          <p><a href="/app/trackers">Open the Trackers page</a> and try again.</p>`,
+      }),
+    );
+
+  app.post<{ Body: Form | undefined }>('/app/trackers', hide, async (request, reply) => {
+    const viewer = await viewerOf(db, request);
+    if (!viewer) return seeOther(reply, '/account');
+    const form = request.body ?? {};
+    if (!csrfValid(request, baseUrl, config.secretKey, form.csrf)) return expired(reply);
+    const type = (TRACKER_TYPES as readonly string[]).includes(form.type ?? '')
+      ? (form.type as (typeof TRACKER_TYPES)[number])
+      : undefined;
+    const name = (form.name ?? '').trim();
+    if (!type || name.length === 0 || name.length > 100) {
+      const error = !type ? 'Choose one of the apps.' : 'Give the tracker a name of 1 to 100 characters.';
+      return show(request, reply, viewer, 400, { error, form });
+    }
+    try {
+      const tracker = await createService(db, key, baseUrl, viewer.id, { type, name, config: {} });
+      const token = tracker.ingest?.token ?? '';
+      const setup = await setupHtml({ ...tracker, type }, tracker.ingest?.url ?? '', token, viewer.username);
+      return await show(request, reply, viewer, 201, { fresh: { tracker, token, setup } });
+    } catch (error) {
+      if (!(error instanceof AppError) || error.status >= 500) throw error;
+      return show(request, reply, viewer, error.status, { error: error.message, form });
+    }
+  });
+
+  app.post<{ Params: { id: string }; Body: Form | undefined }>(
+    '/app/trackers/:id/token',
+    hide,
+    async (request, reply) => {
+      const viewer = await viewerOf(db, request);
+      if (!viewer) return seeOther(reply, '/account');
+      if (!csrfValid(request, baseUrl, config.secretKey, request.body?.csrf)) return expired(reply);
+      try {
+        const tracker = await getService(db, baseUrl, viewer.id, request.params.id);
+        if (!isTracker(tracker)) throw new AppError(404, 'not_found', 'No such tracker.');
+        const { url, token } = await rotateIngestToken(db, baseUrl, viewer.id, tracker.id);
+        const setup = await setupHtml(tracker, url, token, viewer.username);
+        return await show(request, reply, viewer, 200, { fresh: { tracker, token, setup } });
+      } catch (error) {
+        if (!(error instanceof AppError) || error.status !== 404) throw error;
+        return show(request, reply, viewer, 404, { error: 'There is no such tracker.' });
+      }
+    },
+  );
+}

@@ -1,0 +1,229 @@
+// A person's points on a map, drawn from Waypost's vector tiles (docs/history.md "Tiles") with
+// MapLibre GL JS (docs/maps.md). Low zooms carry counts per cell (drawn as density), high zooms
+// the points and the tracks between them; the browser never receives every point.
+//
+// Every element with `data-waypost-map` becomes a map. It names what to draw:
+//   data-tiles     the tile URL template ({z}/{x}/{y})
+//   data-basemap   JSON: {kind: "raster", tiles, attribution} | {kind: "style", url} | {kind: "none"}
+//   data-center    "lon,lat" to open at (optional), data-zoom the zoom there
+// and reports what it drew, for people using assistive technology and for tests:
+//   data-map-state "ready" once drawn, "failed" when the browser cannot draw maps (no WebGL)
+//   data-points-drawn  the points shown on screen (a cell counts its points)
+/* global document, window */
+import { AttributionControl, Map as MapLibre, NavigationControl, Popup } from './maplibre-gl.mjs';
+
+const ACCENT = '#c2185b';
+const TRACK = '#1565c0';
+
+/** The style under the points: a plain background, and the basemap when one is configured. */
+async function baseStyle(basemap) {
+  const plain = {
+    version: 8,
+    sources: {},
+    layers: [{ id: 'background', type: 'background', paint: { 'background-color': '#eef1ec' } }],
+  };
+  if (basemap.kind === 'raster') {
+    plain.sources.basemap = {
+      type: 'raster',
+      tiles: [basemap.tiles],
+      tileSize: 256,
+      maxzoom: 19,
+      attribution: basemap.attribution,
+    };
+    plain.layers.push({ id: 'basemap', type: 'raster', source: 'basemap' });
+    return plain;
+  }
+  if (basemap.kind === 'style') {
+    // A style that cannot be loaded (offline, a host down) must not keep the points from showing.
+    try {
+      const response = await fetch(basemap.url);
+      if (response.ok) return await response.json();
+    } catch {
+      // fall through to the plain background
+    }
+  }
+  return plain;
+}
+
+/** The person's layers, above whatever the basemap drew. */
+function addPointLayers(style, tiles) {
+  style.sources.waypost = { type: 'vector', tiles: [tiles], minzoom: 0, maxzoom: 18 };
+  style.layers.push(
+    {
+      id: 'waypost-cells',
+      type: 'circle',
+      source: 'waypost',
+      'source-layer': 'cells',
+      paint: {
+        'circle-color': ACCENT,
+        'circle-opacity': ['interpolate', ['linear'], ['ln', ['+', 1, ['get', 'count']]], 0, 0.35, 8, 0.8],
+        'circle-radius': ['interpolate', ['linear'], ['ln', ['+', 1, ['get', 'count']]], 0, 3, 8, 14],
+        'circle-stroke-color': '#ffffff',
+        'circle-stroke-width': 1,
+      },
+    },
+    {
+      id: 'waypost-tracks',
+      type: 'line',
+      source: 'waypost',
+      'source-layer': 'tracks',
+      layout: { 'line-cap': 'round', 'line-join': 'round' },
+      paint: { 'line-color': ACCENT, 'line-width': 2, 'line-opacity': 0.7 },
+    },
+    {
+      id: 'waypost-points',
+      type: 'circle',
+      source: 'waypost',
+      'source-layer': 'points',
+      paint: {
+        'circle-color': ACCENT,
+        'circle-radius': 4,
+        'circle-stroke-color': '#ffffff',
+        'circle-stroke-width': 1,
+      },
+    },
+  );
+  return style;
+}
+
+/** Points on screen: each point feature once, each cell by its count. */
+function pointsDrawn(map) {
+  const seen = new Set();
+  let total = 0;
+  for (const feature of map.queryRenderedFeatures({ layers: ['waypost-cells', 'waypost-points'] })) {
+    // A feature on a tile edge can be returned once per tile that holds it.
+    const key = `${feature.layer.id}:${feature.properties.time ?? ''}:${JSON.stringify(feature.geometry.coordinates)}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    total += feature.layer.id === 'waypost-cells' ? Number(feature.properties.count) : 1;
+  }
+  return total;
+}
+
+function when(seconds) {
+  return new Date(seconds * 1000).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+}
+
+/** A popup's content, built from text nodes (never HTML from data). */
+function popupContent(lines) {
+  const box = document.createElement('div');
+  for (const line of lines) {
+    const p = document.createElement('p');
+    p.textContent = line;
+    box.append(p);
+  }
+  return box;
+}
+
+/**
+ * Makes `container` a map of the points in `options.tiles`. `options.describe(time)` may add
+ * lines about a clicked point (the owner's page adds its accuracy). Returns a handle to change
+ * what is drawn, or undefined when this browser cannot draw a map.
+ */
+export async function createMap(container, options) {
+  const style = addPointLayers(await baseStyle(options.basemap), options.tiles);
+  let map;
+  try {
+    map = new MapLibre({
+      container,
+      style,
+      center: options.center ?? [0, 20],
+      zoom: options.zoom ?? (options.center ? 9 : 1),
+      attributionControl: false,
+      maxZoom: 19,
+    });
+  } catch (error) {
+    container.dataset.mapState = 'failed';
+    const note = document.createElement('p');
+    note.className = 'map-failed';
+    note.textContent = `This browser cannot draw the map (${error instanceof Error ? error.message : 'no WebGL'}).`;
+    container.append(note);
+    return undefined;
+  }
+  map.addControl(new NavigationControl({ showCompass: false }));
+  map.addControl(new AttributionControl({ compact: true }));
+  map.on('idle', () => {
+    container.dataset.pointsDrawn = String(pointsDrawn(map));
+    container.dataset.mapState = 'ready';
+  });
+  for (const layer of ['waypost-points', 'waypost-cells']) {
+    map.on('mouseenter', layer, () => (map.getCanvas().style.cursor = 'pointer'));
+    map.on('mouseleave', layer, () => (map.getCanvas().style.cursor = ''));
+  }
+  map.on('click', 'waypost-cells', (event) => {
+    const feature = event.features?.[0];
+    if (!feature) return;
+    const count = Number(feature.properties.count);
+    new Popup()
+      .setLngLat(event.lngLat)
+      .setDOMContent(popupContent([`${count} point${count === 1 ? '' : 's'} here`]))
+      .addTo(map);
+  });
+  map.on('click', 'waypost-points', async (event) => {
+    const feature = event.features?.[0];
+    if (!feature) return;
+    const time = Number(feature.properties.time);
+    const popup = new Popup()
+      .setLngLat(event.lngLat)
+      .setDOMContent(popupContent([when(time)]))
+      .addTo(map);
+    const more = options.describe ? await options.describe(time) : [];
+    if (more.length > 0) popup.setDOMContent(popupContent([when(time), ...more]));
+  });
+  return {
+    map,
+    /** Draws other tiles (another time range, or what strangers see). */
+    setTiles(tiles) {
+      map.getSource('waypost')?.setTiles([tiles]);
+    },
+    /** Draws one day's track (a GeoJSON Feature with a LineString) and moves the map to it. */
+    showTrack(feature) {
+      const data = feature.geometry ? feature : { type: 'FeatureCollection', features: [] };
+      const source = map.getSource('waypost-day');
+      if (source) source.setData(data);
+      else {
+        map.addSource('waypost-day', { type: 'geojson', data });
+        map.addLayer({
+          id: 'waypost-day',
+          type: 'line',
+          source: 'waypost-day',
+          layout: { 'line-cap': 'round', 'line-join': 'round' },
+          paint: { 'line-color': TRACK, 'line-width': 4 },
+        });
+      }
+      const coordinates = feature.geometry?.coordinates ?? [];
+      if (coordinates.length > 1) {
+        const lons = coordinates.map((c) => c[0]);
+        const lats = coordinates.map((c) => c[1]);
+        map.fitBounds(
+          [
+            [Math.min(...lons), Math.min(...lats)],
+            [Math.max(...lons), Math.max(...lats)],
+          ],
+          { padding: 40, maxZoom: 16, duration: 0 },
+        );
+      }
+    },
+  };
+}
+
+/** A same-origin path as an absolute URL (MapLibre's worker needs one). */
+export function absolute(path) {
+  return path.startsWith('/') ? `${window.location.origin}${path}` : path;
+}
+
+/** The options a map element names in its data attributes. */
+export function optionsOf(element) {
+  const center = element.dataset.center?.split(',').map(Number);
+  return {
+    // Not through URL(): it would percent-encode the {z}/{x}/{y} placeholders.
+    tiles: absolute(element.dataset.tiles),
+    basemap: JSON.parse(element.dataset.basemap ?? '{"kind":"none"}'),
+    center: center && center.length === 2 && center.every(Number.isFinite) ? center : undefined,
+    zoom: element.dataset.zoom ? Number(element.dataset.zoom) : undefined,
+  };
+}
+
+for (const element of document.querySelectorAll('[data-waypost-map]:not([data-map-manual])')) {
+  void createMap(element, optionsOf(element));
+}
