@@ -13,7 +13,7 @@ export function selectMediaPage(db: Db, audience: Audience, page: PageQuery) {
 export async function selectMediaByIds(db: Db, audience: Audience, ids: readonly string[]): Promise<MediumRow[]> {
   if (ids.length === 0) return [];
   const { rows } = await sql<MediumRow>`select * from media
-    where ${scopeRule(audience)} and ${sql.ref('id')} in (${sql.join(ids)})`.execute(db);
+    where ${scopeRule(audience, 'media')} and ${sql.ref('id')} in (${sql.join(ids)})`.execute(db);
   return rows;
 }
 

@@ -9,7 +9,7 @@ import type { PageVersion } from '../../items/public-pages.ts';
 import { listLocations } from '../../locations/locations.logic.ts';
 import { selectMediaByIds, type MediumRow } from '../../media/media.repo.ts';
 import { listPosts, publicMediaOf, toPost, type Post } from '../../posts/posts.logic.ts';
-import { getSettings } from '../../settings/settings.logic.ts';
+import { publicPlacesFor } from '../../privacy/places.ts';
 import { findUserByUsername } from '../../users/users.repo.ts';
 
 /** Posts per page of a profile. */
@@ -97,8 +97,8 @@ export async function profileEntries(
 export async function publicEntry(db: Db, baseUrl: string, person: Person, id: string): Promise<Entry | undefined> {
   const row = await selectVisible(db, 'posts', id, { owner: person.id, scope: 'public' });
   if (!row) return undefined;
-  const precision = row.lat === null ? 0 : (await getSettings(db, person.id)).publicLocationPrecisionM;
-  const post = toPost(row, person.username, precision, await publicMediaOf(db, person.id, [row]));
+  const places = await publicPlacesFor(db, person.id, [row]);
+  const post = toPost(row, person.username, places, await publicMediaOf(db, person.id, [row]));
   const [entry] = await withMedia(db, baseUrl, person, [post]);
   return entry;
 }

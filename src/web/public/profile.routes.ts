@@ -12,7 +12,8 @@ import type { Config } from '../../config.ts';
 import type { Db } from '../../db/database.ts';
 import { AppError } from '../../http/errors.ts';
 import { decodeCursor } from '../../items/items.logic.ts';
-import { noneMatch, pageEtag, requestKey, type PageCache, type PageVersion } from '../../items/public-pages.ts';
+import { noneMatch } from '../../items/conditional.ts';
+import { pageEtag, requestKey, type PageCache, type PageVersion } from '../../items/public-pages.ts';
 import { mapPolicy } from './assets.ts';
 import { badRequestHtml, notFoundHtml, personLinks, postHtml, profileHtml } from './profile.html.ts';
 import { latestPublicPlace, personByUsername, profileEntries, publicEntry } from './profile.logic.ts';
@@ -76,7 +77,7 @@ export async function publicPagesRoutes(app: FastifyInstance, { db, config, page
     const cursor = query.cursor;
     if (cursor === undefined) return { cursor: undefined };
     try {
-      if (typeof cursor !== 'string') throw new AppError(400, 'bad_request', 'Give one cursor.');
+      if (typeof cursor !== 'string') throw new AppError('invalid_request', 'Give one cursor.');
       decodeCursor(cursor);
       return { cursor };
     } catch (error) {

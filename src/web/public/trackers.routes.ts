@@ -88,7 +88,7 @@ export async function trackersRoutes(app: FastifyInstance, { db, config }: { db:
       if (!csrfValid(request, baseUrl, config.secretKey, request.body?.csrf)) return expired(reply);
       try {
         const tracker = await getService(db, baseUrl, viewer.id, request.params.id);
-        if (!isTracker(tracker)) throw new AppError(404, 'not_found', 'No such tracker.');
+        if (!isTracker(tracker)) throw new AppError('not_found', 'No such tracker.');
         const { url, token } = await rotateIngestToken(db, baseUrl, viewer.id, tracker.id);
         const setup = await setupHtml(tracker, url, token, viewer.username);
         return await show(request, reply, viewer, 200, { fresh: { tracker, token, setup } });
