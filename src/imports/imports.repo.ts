@@ -227,3 +227,15 @@ export async function insertImportedPoints(
   }
   return inserted;
 }
+
+/** The status of the imports (with a file of ours) among `ids`. */
+export async function importFileStates(db: Db, ids: readonly string[]): Promise<Map<string, ImportRow['status']>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('imports')
+    .select(['id', 'status'])
+    .where('id', 'in', [...ids])
+    .where('file_owned', '=', 1)
+    .execute();
+  return new Map(rows.map((row) => [row.id, row.status]));
+}

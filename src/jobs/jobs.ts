@@ -1,6 +1,8 @@
 // The worker as the server and `waypost worker` run it: configuration in, handlers wired.
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
+import { HOUSEKEEPING_JOB, housekeepingHandler, scheduleHousekeeping } from '../housekeeping/housekeeping.job.ts';
+import type { Purged } from '../housekeeping/housekeeping.ts';
 import { IMPORT_JOB, importHandler } from '../imports/imports.job.ts';
 import { createOutbound, type Outbound } from '../lib/ssrf.ts';
 import { deliveryHandler } from '../services/deliveries.job.ts';
@@ -18,10 +20,14 @@ export interface JobRunnerOptions {
   workerId?: string;
   pollMs?: number;
   onError?: (error: unknown) => void;
+  /** Told what each housekeeping run removed (the metric of src/http/metrics.ts). */
+  onPurged?: (purged: Purged) => void;
 }
 
 export interface JobRunner {
   worker: Worker;
+  /** Schedules housekeeping (docs/housekeeping.md), then starts the worker. */
+  start(): void;
   /** Stops the worker (jobs in flight finish) and closes its connections. */
   close(): Promise<void>;
 }
@@ -38,6 +44,16 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
     handlers: {
       [DELIVERY_JOB]: deliveryHandler({ db: database.db, outbound, secretsKey: secretsKey(config.secretKey), now }),
       [IMPORT_JOB]: importHandler({ database, now }),
+      [HOUSEKEEPING_JOB]: housekeepingHandler({
+        db: database.db,
+        dataDir: config.dataDir,
+        jobRetentionDays: config.jobRetentionDays,
+        deliveryRetentionDays: config.deliveryRetentionDays,
+        tempFileRetentionHours: config.tempFileRetentionHours,
+        intervalMs: config.housekeepingIntervalMinutes * 60_000,
+        now,
+        ...(options.onPurged ? { onPurged: options.onPurged } : {}),
+      }),
     },
     // SQLite takes one writer at a time; more workers there would only wait on each other.
     concurrency: config.workerConcurrency,
@@ -51,6 +67,14 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
   });
   return {
     worker,
+    start() {
+      // Every worker schedules the current period's run: the same row, so one run (src/housekeeping/).
+      scheduleHousekeeping(database.db, now(), config.housekeepingIntervalMinutes * 60_000).then(
+        () => worker.wake(),
+        (error: unknown) => options.onError?.(error),
+      );
+      worker.start();
+    },
     close: async () => {
       await worker.stop();
       if (!options.outbound) await outbound.close();
