@@ -22,7 +22,11 @@ import {
   type ImportRow,
 } from './imports.repo.ts';
 import type { ImportError } from './imports.run.ts';
-import { FORMATS, isFormat, type FormatName } from './readers/index.ts';
+import { FORMATS, isFormat } from './readers/index.ts';
+import { emptyCounts, RESTORE_FORMAT, type RestoreCounts } from './restore/restore.run.ts';
+
+/** Every `format` of an import: the location formats, and a Waypost export to restore. */
+export const IMPORT_FORMATS = [...FORMATS, RESTORE_FORMAT];
 
 export interface Import {
   id: string;
@@ -36,6 +40,8 @@ export interface Import {
   duplicates: number;
   skipped: number;
   errors: ImportError[];
+  /** A restore's counts per kind of object; null for location files. */
+  items: RestoreCounts | null;
   created_at: number;
   started_at: number | null;
   finished_at: number | null;
@@ -54,6 +60,7 @@ export function toImport(row: ImportRow): Import {
     duplicates: row.duplicates,
     skipped: row.skipped,
     errors: JSON.parse(row.errors) as ImportError[],
+    items: row.items ? (JSON.parse(row.items) as RestoreCounts) : null,
     created_at: msToSeconds(row.created_at),
     started_at: row.started_at === null ? null : msToSeconds(row.started_at),
     finished_at: row.finished_at === null ? null : msToSeconds(row.finished_at),
@@ -77,11 +84,11 @@ export interface NewImport {
   scope?: string | undefined;
 }
 
-function checkFields(input: NewImport): { format: FormatName | undefined; scope: ScopeValue | undefined } {
+function checkFields(input: NewImport): { format: string | undefined; scope: ScopeValue | undefined } {
   const { format, scope } = input;
-  if (format !== undefined && !isFormat(format)) {
-    throw badRequest(`format must be one of ${FORMATS.join(', ')}; leave it out to have it detected.`, [
-      { path: 'body/format', message: `must be one of ${FORMATS.join(', ')}` },
+  if (format !== undefined && !isFormat(format) && format !== RESTORE_FORMAT) {
+    throw badRequest(`format must be one of ${IMPORT_FORMATS.join(', ')}; leave it out to have it detected.`, [
+      { path: 'body/format', message: `must be one of ${IMPORT_FORMATS.join(', ')}` },
     ]);
   }
   if (scope !== undefined && scope !== 'public' && scope !== 'private') {
@@ -142,6 +149,7 @@ export async function createImport(db: Db, input: NewImport, options: CreateImpo
       skipped: 0,
       checkpoint: 0,
       errors: '[]',
+      items: format === RESTORE_FORMAT ? JSON.stringify(emptyCounts()) : null,
       created_at: options.now,
       started_at: null,
       finished_at: null,
@@ -175,12 +183,12 @@ export async function createImport(db: Db, input: NewImport, options: CreateImpo
   }
 }
 
-async function detectOrRefuse(path: string, filename: string): Promise<FormatName> {
+async function detectOrRefuse(path: string, filename: string): Promise<string> {
   const detection = await detectFile(path, filename);
   if (detection.format) return detection.format;
   throw badRequest(
     `The file is not a location history this server reads: it looks like ${detection.seen}. ` +
-      `Formats read: ${FORMATS.join(', ')}.`,
+      `Formats read: ${IMPORT_FORMATS.join(', ')}.`,
     [{ path: 'body/file', message: `is ${detection.seen}, not a location format` }],
   );
 }

@@ -40,7 +40,7 @@ export async function startImportRow(db: Db, id: string, now: number): Promise<b
 
 export type ImportProgress = Pick<
   ImportRow,
-  'progress' | 'points_seen' | 'points_stored' | 'duplicates' | 'skipped' | 'checkpoint' | 'errors'
+  'progress' | 'points_seen' | 'points_stored' | 'duplicates' | 'skipped' | 'checkpoint' | 'errors' | 'items'
 >;
 
 /** Records a committed batch of a running import; false when it is running no more (cancelled). */

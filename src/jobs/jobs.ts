@@ -4,7 +4,12 @@ import type { Database } from '../db/database.ts';
 import { HOUSEKEEPING_JOB, housekeepingHandler, scheduleHousekeeping } from '../housekeeping/housekeeping.job.ts';
 import type { Purged } from '../housekeeping/housekeeping.ts';
 import { IMPORT_JOB, importHandler } from '../imports/imports.job.ts';
+import type { RestoreDeps } from '../imports/restore/restore.run.ts';
 import { createOutbound, type Outbound } from '../lib/ssrf.ts';
+import { findMediaTools } from '../media/media.ffmpeg.ts';
+import { mediaJobsFor, type MediaJobs } from '../media/media.jobs.ts';
+import { mediaDeps, type MediaDeps } from '../media/media.logic.ts';
+import { mediaStorage } from '../media/media.storage.ts';
 import { deliveryHandler } from '../services/deliveries.job.ts';
 import { DELIVERY_JOB } from '../services/deliveries.logic.ts';
 import { secretsKey } from '../services/secrets.ts';
@@ -32,8 +37,33 @@ export interface JobRunner {
   close(): Promise<void>;
 }
 
+/** The image workers and ffmpeg a restore checks media with, made when the first file needs them. */
+export function lazyMedia(config: Config) {
+  let made: Promise<MediaDeps> | undefined;
+  let jobs: MediaJobs | undefined;
+  return {
+    get: () =>
+      (made ??= findMediaTools(config).then((tools) => {
+        jobs = mediaJobsFor(config);
+        return mediaDeps(mediaStorage(config.dataDir), tools, jobs);
+      })),
+    close: () => jobs?.close(),
+  };
+}
+
+/** What restoring a Waypost export needs (src/imports/restore/). */
+export function restoreDeps(config: Config, media: ReturnType<typeof lazyMedia>): RestoreDeps {
+  return {
+    storage: mediaStorage(config.dataDir),
+    media: media.get,
+    uploadLimit: config.uploadLimit,
+    secretsKey: secretsKey(config.secretKey),
+  };
+}
+
 export function createJobRunner(options: JobRunnerOptions): JobRunner {
   const { config, database } = options;
+  const media = lazyMedia(config);
   const now = options.now ?? Date.now;
   // A request must end well inside the lease, or a slow target would see a second worker's copy.
   const timeoutMs = Math.min(15_000, (config.jobLeaseSeconds * 1000) / 2);
@@ -43,7 +73,7 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
     dialect: database.dialect,
     handlers: {
       [DELIVERY_JOB]: deliveryHandler({ db: database.db, outbound, secretsKey: secretsKey(config.secretKey), now }),
-      [IMPORT_JOB]: importHandler({ database, now }),
+      [IMPORT_JOB]: importHandler({ database, now, restore: restoreDeps(config, media) }),
       [HOUSEKEEPING_JOB]: housekeepingHandler({
         db: database.db,
         dataDir: config.dataDir,
@@ -77,6 +107,7 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
     },
     close: async () => {
       await worker.stop();
+      media.close();
       if (!options.outbound) await outbound.close();
     },
   };
