@@ -431,6 +431,61 @@ describe('restoring an export', () => {
   });
 });
 
+describe('a worker killed mid-restore', () => {
+  it('restarts from the checkpoint: every object is restored once and the counters are exact', async () => {
+    const person = await createTestUser(target.database, { username: 'resumer' });
+    const token = await tokenFor(target, person, [...ALL]);
+    const upload = await uploadImport(target, token, archive, 'export.zip');
+    expect(upload.statusCode).toBe(202);
+    let batches = 0;
+    media ??= lazyMedia(target.config);
+    const worker = importWorker(target, {
+      restore: restoreDeps(target.config, media),
+      batchRecords: 1,
+      onBatch: () => {
+        batches += 1;
+        // The batch is committed, then the process "dies": the job fails and is tried again.
+        if (batches === 5 || batches === 11) throw new Error('killed');
+      },
+    });
+    await drain(worker);
+    // Both crashes happened, and the runs after them went on to the end.
+    expect(batches).toBeGreaterThan(11);
+    const done = (await call(
+      target,
+      token,
+      'GET',
+      `/imports/${upload.json<{ id: string }>().id}`,
+    )) as unknown as Import;
+    expect(done.status).toBe('done');
+    expect(done.errors).toEqual([]);
+    expect(done.items).toEqual({
+      settings: { seen: 1, stored: 1, duplicates: 0, skipped: 0 },
+      services: { seen: 2, stored: 2, duplicates: 0, skipped: 0 },
+      groups: { seen: 2, stored: 2, duplicates: 0, skipped: 0 },
+      views: { seen: 2, stored: 2, duplicates: 0, skipped: 0 },
+      media: { seen: 3, stored: 3, duplicates: 0, skipped: 0 },
+      posts: { seen: 3, stored: 3, duplicates: 0, skipped: 0 },
+    });
+    expect([done.points_seen, done.points_stored, done.duplicates, done.skipped]).toEqual([3, 3, 0, 0]);
+    const owned = (table: 'posts' | 'media' | 'locations' | 'views' | 'services' | 'service_groups') =>
+      target.database.db
+        .selectFrom(table)
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('user_id', '=', person.id)
+        .executeTakeFirstOrThrow()
+        .then((row) => Number(row.n));
+    expect(
+      await Promise.all((['posts', 'media', 'locations', 'views', 'services', 'service_groups'] as const).map(owned)),
+    ).toEqual([3, 3, 3, 2, 2, 2]);
+    // The posts name the media and services of this account, restored under ids of its own.
+    const posts = await list(target, token, 'posts');
+    const mediaIds = new Set((await list(target, token, 'media')).map((m) => m.id));
+    expect(posts.flatMap((p) => p.media_ids as string[]).every((id) => mediaIds.has(id))).toBe(true);
+    expect(posts.flatMap((p) => p.media_ids as string[])).toHaveLength(3);
+  });
+});
+
 describe('an untrusted archive', () => {
   const readme = 'format: waypost-export\nversion: 1\nusername: x\n\n';
   const post = (id: string, text: string) =>
