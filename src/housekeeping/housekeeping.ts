@@ -9,7 +9,7 @@ import { purgeExpiredKeys } from '../services/idempotency.repo.ts';
 import { purgeExpiredEntities } from '../oauth/oauth.repo.ts';
 import { purgeExpiredSessions } from '../web/sessions.repo.ts';
 import { purgeExpiredLimits } from '../web/sign-in-limits.repo.ts';
-import { purgeImportFiles, purgeMediaTempFiles } from './temp-files.ts';
+import { finishRetiredMedia, purgeImportFiles, purgeMediaTempFiles } from './temp-files.ts';
 
 export const DAY_MS = 24 * 60 * 60 * 1000;
 export const HOUR_MS = 60 * 60 * 1000;
@@ -24,6 +24,7 @@ export const PURGED_KINDS = [
   'deliveries',
   'import_files',
   'media_temp_files',
+  'retired_media_files',
 ] as const;
 export type PurgedKind = (typeof PURGED_KINDS)[number];
 export type Purged = Record<PurgedKind, number>;
@@ -56,5 +57,7 @@ export async function purgeExpired(deps: HousekeepingDeps, now: number): Promise
     deliveries: await purgeEndedDeliveries(db, now - deps.deliveryRetentionDays * DAY_MS),
     import_files: await purgeImportFiles(db, deps.dataDir, tempBefore),
     media_temp_files: await purgeMediaTempFiles(deps.dataDir, tempBefore),
+    // A deletion takes milliseconds between its two steps; an hour later it has stopped for good.
+    retired_media_files: await finishRetiredMedia(db, deps.dataDir, now - HOUR_MS),
   };
 }

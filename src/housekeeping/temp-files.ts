@@ -6,7 +6,8 @@ import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Db } from '../db/database.ts';
 import { importFileStates } from '../imports/imports.repo.ts';
-import { mediaStorage } from '../media/media.storage.ts';
+import { hashInUse } from '../account-data/deletion.repo.ts';
+import { filePath, finishRetired, mediaStorage, retiredDir } from '../media/media.storage.ts';
 
 async function removeIfOlder(path: string, before: number): Promise<boolean> {
   const info = await stat(path).catch(() => undefined);
@@ -54,4 +55,26 @@ export async function purgeMediaTempFiles(dataDir: string, before: number): Prom
   let removed = 0;
   for (const name of await names(tmp)) if (await removeIfOlder(join(tmp, name), before)) removed += 1;
   return removed;
+}
+
+/**
+ * `<data>/media/tmp/retired`: a file a deletion moved aside and did not finish with (its process
+ * stopped between the two steps; media.storage.ts, "Files shared by content"). Moved there
+ * before `before` (the rename sets its change time), it is put back when a medium still has its
+ * content and no file is in place, else removed. Returns how many were put back or removed.
+ */
+export async function finishRetiredMedia(db: Db, dataDir: string, before: number): Promise<number> {
+  const storage = mediaStorage(dataDir);
+  const dir = retiredDir(storage);
+  let finished = 0;
+  for (const name of await names(dir)) {
+    const path = join(dir, name);
+    const info = await stat(path).catch(() => undefined);
+    const sha256 = /^([0-9a-f]{64})\./.exec(name)?.[1];
+    if (!info?.isFile() || info.ctimeMs >= before) continue;
+    if (sha256 === undefined) await rm(path, { force: true });
+    else await finishRetired(path, filePath(storage, sha256), await hashInUse(db, sha256));
+    finished += 1;
+  }
+  return finished;
 }

@@ -17,12 +17,12 @@ import type { LocationsTable, MediaTable, PostsTable } from '../../db/schema.ts'
 import { checkedBox } from '../../locations/bbox.ts';
 import { newId } from '../../lib/ids.ts';
 import { secondsToMs } from '../../lib/time.ts';
-import { BusyError } from '../../media/media.jobs.ts';
 import { LimitError } from '../../media/media.limits.ts';
 import type { MediaDeps } from '../../media/media.logic.ts';
 import { probe, sniff } from '../../media/media.probe.ts';
 import {
-  commitFile,
+  placeShared,
+  settleShared,
   filePath,
   thumbnailPath,
   writeFileAtomic,
@@ -557,23 +557,21 @@ async function* lineBatches(run: Phase, name: string, size: number): AsyncGenera
  * upload limit, an image, video or audio file, within the media limits. Returns what the
  * bytes are (never the archive's word) and whether a thumbnail exists.
  */
-async function restoreFile(
-  run: Phase,
-  medium: MediumRecord,
-): Promise<{ kind: string; mimeType: string; size: number; hasThumbnail: boolean }> {
+async function restoreFile(run: Phase, medium: MediumRecord): Promise<RestoredFile> {
   const { storage } = run.deps;
   const final = filePath(storage, medium.sha256);
-  const present = await stat(final).catch(() => undefined);
-  if (present) {
-    const sniffed = await sniff(final);
-    if (!sniffed) throw new FileRefused('its file on this server is no image, video or audio');
-    return { ...sniffed, size: present.size, hasThumbnail: await exists(thumbnailPath(storage, medium.sha256)) };
-  }
   if (!new RegExp(`^media/${medium.sha256}\\.[a-z0-9]{1,8}$`).test(medium.file)) {
     throw new FileRefused('its "file" is not media/<its sha256>.<extension>');
   }
   const entry = run.archive.entries.get(medium.file);
-  if (!entry) throw new FileRefused(`its file ${medium.file} is not in the archive`);
+  if (!entry) {
+    // Not in the archive (missing-media.txt), but this server holds the same content.
+    const present = await stat(final).catch(() => undefined);
+    if (!present) throw new FileRefused(`its file ${medium.file} is not in the archive`);
+    const sniffed = await sniff(final);
+    if (!sniffed) throw new FileRefused('its file on this server is no image, video or audio');
+    return { ...sniffed, size: present.size, thumbnail: undefined, temp: undefined };
+  }
   if (entry.uncompressedSize > run.deps.uploadLimit) {
     throw new FileRefused(`its file is larger than the upload limit of ${run.deps.uploadLimit} bytes`);
   }
@@ -595,15 +593,25 @@ async function restoreFile(
       ({ thumbnail } = await probe(temp.path, sniffed, settings.timezone, media.tools, media.jobs));
     } catch (error) {
       if (error instanceof LimitError) throw new FileRefused(`its file is refused: ${error.message}`);
-      if (error instanceof BusyError) throw error; // the job is tried again later
-      throw error;
+      throw error; // BusyError or worse: the job is tried again later
     }
-    await commitFile(temp.path, final);
+    // Shared by content: placed now, settled once the row is committed (media.storage.ts).
+    await placeShared(temp.path, final);
     if (thumbnail) await writeFileAtomic(storage, thumbnailPath(storage, medium.sha256), thumbnail);
-    return { ...sniffed, size: temp.size, hasThumbnail: thumbnail !== undefined };
-  } finally {
+    return { ...sniffed, size: temp.size, thumbnail, temp: temp.path };
+  } catch (error) {
     await rm(temp.path, { force: true });
+    throw error;
   }
+}
+
+/** A medium's file, checked and placed; `temp` is the upload's own copy until its row is committed. */
+interface RestoredFile {
+  kind: string;
+  mimeType: string;
+  size: number;
+  thumbnail: Buffer | undefined;
+  temp: string | undefined;
 }
 
 async function restoreMedia(run: Phase, mediaIds: Map<string, string>, batchRecords: number): Promise<void> {
@@ -611,68 +619,82 @@ async function restoreMedia(run: Phase, mediaIds: Map<string, string>, batchReco
   const size = Math.max(1, Math.min(50, batchRecords));
   for await (const lines of lineBatches(run, 'media.jsonl', size)) {
     const rows: MediaTable[] = [];
-    const valid: { counting: boolean; where: string; medium: MediumRecord }[] = [];
-    for (const line of lines) {
-      const where = `media.jsonl line ${line.line}`;
-      const counting = run.next();
-      const checked = 'error' in line ? { ok: false as const, message: line.error } : check(line.value);
-      if (!checked.ok || [...checked.value.caption].length > CAPTION_MAX) {
-        if (counting) tally(run, 'media', 'skipped');
-        if (counting) run.problem(where, checked.ok ? `/caption is over ${CAPTION_MAX} characters` : checked.message);
-      } else valid.push({ counting, where, medium: checked.value });
-    }
-    const resolved = await resolveIds(
-      run.db,
-      'media',
-      run.userId,
-      valid.map((v) => v.medium.id),
-    );
-    for (const [n, { counting, where, medium }] of valid.entries()) {
-      const target = resolved[n];
-      if (!target) {
-        if (counting) tally(run, 'media', 'skipped');
-        if (counting) run.problem(where, 'its id is taken');
-        continue;
+    const placed: { sha256: string; file: RestoredFile }[] = [];
+    try {
+      const valid: { counting: boolean; where: string; medium: MediumRecord }[] = [];
+      for (const line of lines) {
+        const where = `media.jsonl line ${line.line}`;
+        const counting = run.next();
+        const checked = 'error' in line ? { ok: false as const, message: line.error } : check(line.value);
+        if (!checked.ok || [...checked.value.caption].length > CAPTION_MAX) {
+          if (counting) tally(run, 'media', 'skipped');
+          if (counting) run.problem(where, checked.ok ? `/caption is over ${CAPTION_MAX} characters` : checked.message);
+        } else valid.push({ counting, where, medium: checked.value });
       }
-      if (target.id !== medium.id) mediaIds.set(medium.id, target.id);
-      if (target.existing) {
-        if (counting) tally(run, 'media', 'duplicates');
-        continue;
+      const resolved = await resolveIds(
+        run.db,
+        'media',
+        run.userId,
+        valid.map((v) => v.medium.id),
+      );
+      for (const [n, { counting, where, medium }] of valid.entries()) {
+        const target = resolved[n];
+        if (!target) {
+          if (counting) tally(run, 'media', 'skipped');
+          if (counting) run.problem(where, 'its id is taken');
+          continue;
+        }
+        if (target.id !== medium.id) mediaIds.set(medium.id, target.id);
+        if (target.existing) {
+          if (counting) tally(run, 'media', 'duplicates');
+          continue;
+        }
+        let file;
+        try {
+          file = await restoreFile(run, medium);
+        } catch (error) {
+          if (!(error instanceof FileRefused)) throw error;
+          mediaIds.delete(medium.id);
+          if (counting) tally(run, 'media', 'skipped');
+          if (counting) run.problem(where, error.message);
+          continue;
+        }
+        rows.push({
+          user_id: run.userId,
+          id: target.id,
+          scope: medium.scope,
+          time: secondsToMs(medium.time),
+          created_at: secondsToMs(medium.created_at),
+          kind: file.kind,
+          mime_type: file.mimeType,
+          size: file.size,
+          sha256: medium.sha256,
+          width: medium.width,
+          height: medium.height,
+          duration: medium.duration,
+          lat: medium.location?.lat ?? null,
+          lon: medium.location?.lon ?? null,
+          caption: medium.caption,
+          has_thumbnail: file.thumbnail || (await exists(thumbnailPath(run.deps.storage, medium.sha256))) ? 1 : 0,
+          source: null,
+        });
+        placed.push({ sha256: medium.sha256, file });
+        if (counting) tally(run, 'media', 'stored');
       }
-      let file;
-      try {
-        file = await restoreFile(run, medium);
-      } catch (error) {
-        if (!(error instanceof FileRefused)) throw error;
-        mediaIds.delete(medium.id);
-        if (counting) tally(run, 'media', 'skipped');
-        if (counting) run.problem(where, error.message);
-        continue;
-      }
-      rows.push({
-        user_id: run.userId,
-        id: target.id,
-        scope: medium.scope,
-        time: secondsToMs(medium.time),
-        created_at: secondsToMs(medium.created_at),
-        kind: file.kind,
-        mime_type: file.mimeType,
-        size: file.size,
-        sha256: medium.sha256,
-        width: medium.width,
-        height: medium.height,
-        duration: medium.duration,
-        lat: medium.location?.lat ?? null,
-        lon: medium.location?.lon ?? null,
-        caption: medium.caption,
-        has_thumbnail: file.hasThumbnail ? 1 : 0,
-        source: null,
+      await run.commit(async (trx) => {
+        if (rows.length > 0) await trx.insertInto('media').values(rows).execute();
       });
-      if (counting) tally(run, 'media', 'stored');
+      // The rows are committed: a deletion of the same content from now on sees them.
+      for (const { sha256, file } of placed) {
+        const { storage } = run.deps;
+        if (file.temp) await settleShared(file.temp, filePath(storage, sha256));
+        if (file.thumbnail && !(await exists(thumbnailPath(storage, sha256)))) {
+          await writeFileAtomic(storage, thumbnailPath(storage, sha256), file.thumbnail);
+        }
+      }
+    } finally {
+      for (const { file } of placed) if (file.temp) await rm(file.temp, { force: true });
     }
-    await run.commit(async (trx) => {
-      if (rows.length > 0) await trx.insertInto('media').values(rows).execute();
-    });
   }
 }
 
