@@ -5,7 +5,9 @@ import { open, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Db } from '../db/database.ts';
 import type { ScopeValue } from '../db/schema.ts';
+import { insufficientScope } from '../http/auth.ts';
 import { badRequest, notFound } from '../http/errors.ts';
+import type { Permission } from '../oauth/permissions.ts';
 import { cancelJobs, insertJobs } from '../jobs/jobs.repo.ts';
 import { newId } from '../lib/ids.ts';
 import { msToSeconds } from '../lib/time.ts';
@@ -24,6 +26,20 @@ import {
 import type { ImportError } from './imports.run.ts';
 import { FORMATS, isFormat } from './readers/index.ts';
 import { emptyCounts, RESTORE_FORMAT, type RestoreCounts } from './restore/restore.run.ts';
+
+/**
+ * What a restore needs besides `write_locations` (the route's): the permissions that write
+ * each kind of object it brings back, and `get_private_scope`, since it writes private ones.
+ */
+export const RESTORE_PERMISSIONS: readonly Permission[] = [
+  'create_post',
+  'upload_media',
+  'create_service',
+  'manage_groups',
+  'manage_views',
+  'update_settings',
+  'get_private_scope',
+];
 
 /** Every `format` of an import: the location formats, and a Waypost export to restore. */
 export const IMPORT_FORMATS = [...FORMATS, RESTORE_FORMAT];
@@ -111,6 +127,11 @@ async function fileSize(path: string): Promise<number> {
 export interface CreateImportOptions {
   dataDir: string;
   now: number;
+  /**
+   * The caller's permissions (API): a restore writes every kind of object, so it needs what
+   * writing each of them needs. The CLI, run by the operator, passes none.
+   */
+  permissions?: ReadonlySet<Permission> | undefined;
   /** Set by the CLI: the job (this id) is created running, held by this worker, so no other takes it. */
   heldBy?: { jobId: string; workerId: string; leaseMs: number };
 }
@@ -126,6 +147,10 @@ export async function createImport(db: Db, input: NewImport, options: CreateImpo
   try {
     const fields = checkFields(input);
     const format = fields.format ?? (await detectOrRefuse(input.path, input.filename));
+    if (format === RESTORE_FORMAT && options.permissions) {
+      const missing = RESTORE_PERMISSIONS.find((permission) => !options.permissions!.has(permission));
+      if (missing) throw insufficientScope(missing);
+    }
     const scope = fields.scope ?? (await getSettings(db, input.userId)).defaultScopes.locations;
     const size = await fileSize(input.path);
     if (input.owned) {

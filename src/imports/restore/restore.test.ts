@@ -3,7 +3,7 @@
 // the API object by object; ids another account holds on the target changing, with the
 // references following; a second restore adding nothing; and hostile archives (path traversal,
 // bad JSON, a zip bomb, a wrong hash) reported per line without a 5xx or a stray row.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
@@ -428,6 +428,22 @@ describe('restoring an export', () => {
     });
     expect([again.points_seen, again.points_stored, again.duplicates]).toEqual([3, 0, 3]);
     expect(await counts()).toEqual(before);
+  });
+});
+
+describe('permissions', () => {
+  it('a restore needs what writing each kind of object needs: write_locations alone is 401, and nothing is kept', async () => {
+    const person = await createTestUser(target.database, { username: 'limited' });
+    const token = await tokenFor(target, person, ['write_locations']);
+    const imports = await countRows(target.database, 'imports');
+    const response = await uploadImport(target, token, archive, 'export.zip');
+    expect(response.statusCode).toBe(401);
+    expect(response.json()).toMatchObject({ code: 'insufficient_scope' });
+    expect(response.headers['www-authenticate']).toBe(
+      'Bearer realm="waypost", error="insufficient_scope", scope="create_post"',
+    );
+    expect(await countRows(target.database, 'imports')).toBe(imports);
+    expect(readdirSync(join(target.config.dataDir, 'imports'))).toEqual([]);
   });
 });
 
