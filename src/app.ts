@@ -25,7 +25,6 @@ import { mediaRoutes } from './media/media.routes.ts';
 import { postsRoutes } from './posts/posts.routes.ts';
 import { PageCache } from './items/public-pages.ts';
 import { bearerResolver, cachedBearerResolver } from './oauth/bearer.ts';
-import { housekeeping } from './oauth/housekeeping.ts';
 import { interactionRoutes } from './oauth/interaction.routes.ts';
 import { permissionsRoutes } from './oauth/permissions.routes.ts';
 import { deleteProviderSessions } from './oauth/oauth.repo.ts';
@@ -144,7 +143,6 @@ export async function buildApp({ config, database, logger, onJobsQueued }: AppDe
   });
   await app.register(providerRoutes, { provider, baseUrl: config.baseUrl });
   await app.register(interactionRoutes, { provider, db, config });
-  await app.register(housekeeping, { db, jobRetentionDays: config.jobRetentionDays });
   await app.register(permissionsRoutes, { provider, db });
   await app.register(healthRoutes, { database });
   await app.register(usersRoutes, { db, baseUrl: config.baseUrl });

@@ -109,6 +109,17 @@ export interface Config {
    * in days. `WAYPOST_JOB_RETENTION_DAYS`, default 7; from 1 to 3650. A delivery's own status
    * stays on the post; the job row only records how it was run. */
   jobRetentionDays: number;
+  /** How long a delivery record that ended without delivering (failed, cancelled) is kept, in
+   * days. `WAYPOST_DELIVERY_RETENTION_DAYS`, default 90; from 1 to 3650. Delivered ones stay
+   * with their post (docs/housekeeping.md). */
+  deliveryRetentionDays: number;
+  /** How long a temporary file nothing refers to (an upload cut off, a crashed import's copy) is
+   * kept after it was last written, in hours. `WAYPOST_TEMP_FILE_RETENTION_HOURS`, default 24;
+   * from 1 to 8760. The upload of an import that ended goes at the next run, whatever its age. */
+  tempFileRetentionHours: number;
+  /** How often housekeeping runs, in minutes. `WAYPOST_HOUSEKEEPING_INTERVAL_MINUTES`, default
+   * 60; from 1 to 10080 (docs/housekeeping.md). */
+  housekeepingIntervalMinutes: number;
   /** Attempts per delivery, the first included, before it is marked failed.
    * `WAYPOST_DELIVERY_MAX_ATTEMPTS`, default 8. */
   deliveryMaxAttempts: number;
@@ -342,6 +353,9 @@ export function loadConfig(env: Env = process.env): Config {
     workerConcurrency: integer(env, 'WAYPOST_WORKER_CONCURRENCY', 4, 1, 256),
     jobLeaseSeconds: integer(env, 'WAYPOST_JOB_LEASE_SECONDS', 60, 5, 86_400),
     jobRetentionDays: integer(env, 'WAYPOST_JOB_RETENTION_DAYS', 7, 1, 3650),
+    deliveryRetentionDays: integer(env, 'WAYPOST_DELIVERY_RETENTION_DAYS', 90, 1, 3650),
+    tempFileRetentionHours: integer(env, 'WAYPOST_TEMP_FILE_RETENTION_HOURS', 24, 1, 8760),
+    housekeepingIntervalMinutes: integer(env, 'WAYPOST_HOUSEKEEPING_INTERVAL_MINUTES', 60, 1, 10_080),
     deliveryMaxAttempts: integer(env, 'WAYPOST_DELIVERY_MAX_ATTEMPTS', 8, 1, 100),
     retryBaseSeconds: integer(env, 'WAYPOST_RETRY_BASE_SECONDS', 15, 1, 86_400),
     retryMaxSeconds: integer(env, 'WAYPOST_RETRY_MAX_SECONDS', 3600, 1, 7 * 86_400),

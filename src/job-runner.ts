@@ -2,10 +2,15 @@
 // wired (the one place that knows them all, so src/jobs/ stays a queue that imports no feature).
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
+import { HOUSEKEEPING_JOB, housekeepingHandler, scheduleHousekeeping } from './housekeeping/housekeeping.job.ts';
+import type { Purged } from './housekeeping/housekeeping.ts';
 import { IMPORT_JOB, importHandler } from './imports/imports.job.ts';
+import type { RestoreDeps } from './imports/restore/restore.run.ts';
 import { createOutbound, type Outbound } from './lib/ssrf.ts';
+import { findMediaTools } from './media/media.ffmpeg.ts';
 import type { FetchDeps } from './media/media.fetch.ts';
 import { mediaJobsFor, type MediaJobs } from './media/media.jobs.ts';
+import { mediaDeps, type MediaDeps } from './media/media.logic.ts';
 import { mediaStorage } from './media/media.storage.ts';
 import { ensurePollJobs } from './services/polling/polls.schedule.ts';
 import { pollHandler } from './services/polling/polls.job.ts';
@@ -25,12 +30,43 @@ export interface JobRunnerOptions {
   workerId?: string;
   pollMs?: number;
   onError?: (error: unknown) => void;
+  /** Told what each housekeeping run removed (the metric of src/http/metrics.ts). */
+  onPurged?: (purged: Purged) => void;
 }
 
 export interface JobRunner {
   worker: Worker;
+  /** Schedules housekeeping (docs/housekeeping.md), then starts the worker. */
+  start(): void;
   /** Stops the worker (jobs in flight finish) and closes its connections. */
   close(): Promise<void>;
+}
+
+/**
+ * The image worker processes and ffmpeg that jobs need for media (public copies going out with
+ * a delivery, images a poll brings in, files a restore checks): started by the first job that
+ * needs them, one set for all.
+ */
+export function lazyMedia(config: Config) {
+  let jobs: MediaJobs | undefined;
+  let made: Promise<MediaDeps> | undefined;
+  const imageJobs = () => (jobs ??= mediaJobsFor(config));
+  return {
+    jobs: imageJobs,
+    deps: () =>
+      (made ??= findMediaTools(config).then((tools) => mediaDeps(mediaStorage(config.dataDir), tools, imageJobs()))),
+    close: () => jobs?.close(),
+  };
+}
+
+/** What restoring a Waypost export needs (src/imports/restore/). */
+export function restoreDeps(config: Config, media: ReturnType<typeof lazyMedia>): RestoreDeps {
+  return {
+    storage: mediaStorage(config.dataDir),
+    media: media.deps,
+    uploadLimit: config.uploadLimit,
+    secretsKey: secretsKey(config.secretKey),
+  };
 }
 
 export function createJobRunner(options: JobRunnerOptions): JobRunner {
@@ -39,28 +75,41 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
   // A request must end well inside the lease, or a slow target would see a second worker's copy.
   const timeoutMs = Math.min(15_000, (config.jobLeaseSeconds * 1000) / 2);
   const outbound = options.outbound ?? createOutbound({ allow: config.outboundAllow, timeoutMs });
-  // Images brought in by polls: the image worker processes start on the first one.
-  let mediaJobs: MediaJobs | undefined;
+  const media = lazyMedia(config);
   let fetchDeps: FetchDeps | undefined;
-  const media = (): FetchDeps => {
-    mediaJobs ??= mediaJobsFor(config);
-    fetchDeps ??= { outbound, storage: mediaStorage(config.dataDir), jobs: mediaJobs };
-    return fetchDeps;
-  };
+  const pollMedia = (): FetchDeps =>
+    (fetchDeps ??= { outbound, storage: mediaStorage(config.dataDir), jobs: media.jobs() });
   const secrets = secretsKey(config.secretKey);
   const worker = createWorker({
     db: database.db,
     dialect: database.dialect,
     handlers: {
-      [DELIVERY_JOB]: deliveryHandler({ db: database.db, outbound, secretsKey: secrets, now }),
-      [IMPORT_JOB]: importHandler({ database, now }),
+      [DELIVERY_JOB]: deliveryHandler({
+        db: database.db,
+        outbound,
+        secretsKey: secrets,
+        now,
+        baseUrl: config.baseUrl,
+        media: media.deps,
+      }),
+      [IMPORT_JOB]: importHandler({ database, now, restore: restoreDeps(config, media) }),
       [POLL_JOB]: pollHandler({
         db: database.db,
         outbound,
         secretsKey: secrets,
         now,
-        media,
+        media: pollMedia,
         imageMaxBytes: config.uploadLimit,
+      }),
+      [HOUSEKEEPING_JOB]: housekeepingHandler({
+        db: database.db,
+        dataDir: config.dataDir,
+        jobRetentionDays: config.jobRetentionDays,
+        deliveryRetentionDays: config.deliveryRetentionDays,
+        tempFileRetentionHours: config.tempFileRetentionHours,
+        intervalMs: config.housekeepingIntervalMinutes * 60_000,
+        now,
+        ...(options.onPurged ? { onPurged: options.onPurged } : {}),
       }),
     },
     // SQLite takes one writer at a time; more workers there would only wait on each other.
@@ -77,9 +126,17 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
   ensurePollJobs(database.db, now()).catch((error: unknown) => options.onError?.(error));
   return {
     worker,
+    start() {
+      // Every worker schedules the current period's run: the same row, so one run (src/housekeeping/).
+      scheduleHousekeeping(database.db, now(), config.housekeepingIntervalMinutes * 60_000).then(
+        () => worker.wake(),
+        (error: unknown) => options.onError?.(error),
+      );
+      worker.start();
+    },
     close: async () => {
       await worker.stop();
-      mediaJobs?.close();
+      media.close();
       if (!options.outbound) await outbound.close();
     },
   };

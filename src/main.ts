@@ -6,6 +6,7 @@ import type { Config } from './config.ts';
 import { openDatabase, type Database } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { createJobRunner, type JobRunner } from './job-runner.ts';
+import type { Purged } from './housekeeping/housekeeping.ts';
 import { createLogger } from './logger.ts';
 import { issueSetupToken } from './users/setup.logic.ts';
 
@@ -18,10 +19,21 @@ export async function serve(config: Config): Promise<void> {
   const database = openConfiguredDatabase(config);
   await migrateToLatest(database);
   // The delivery worker runs in this process unless the operator runs `waypost worker`s.
+  // The worker's housekeeping counts go to the app's metrics (the app is built next).
+  const counts: { record?: (purged: Purged) => void } = {};
   const jobs: JobRunner | undefined = config.inlineWorker
-    ? createJobRunner({ config, database, onError: (err) => logger.error({ err }, 'job worker error') })
+    ? createJobRunner({
+        config,
+        database,
+        onError: (err) => logger.error({ err }, 'job worker error'),
+        onPurged: (purged) => {
+          logger.debug({ purged }, 'housekeeping removed');
+          counts.record?.(purged);
+        },
+      })
     : undefined;
   const app = await buildApp({ config, database, logger, onJobsQueued: () => jobs?.worker.wake() });
+  counts.record = (purged) => app.recordPurged(purged);
 
   // SIGINT/SIGTERM: stop accepting, let requests and jobs in flight finish (up to 10 s), close
   // the database. A second signal or an uncaught error ends the process at once; a job cut off
@@ -33,7 +45,7 @@ export async function serve(config: Config): Promise<void> {
     await jobs?.close();
     await database.close();
   });
-  jobs?.worker.start();
+  jobs?.start();
 
   await app.listen({ host: config.host, port: config.port });
   logger.info(
@@ -56,13 +68,18 @@ export async function work(config: Config): Promise<void> {
   const logger = createLogger(config);
   const database = openConfiguredDatabase(config);
   await migrateToLatest(database);
-  const jobs = createJobRunner({ config, database, onError: (err) => logger.error({ err }, 'job worker error') });
+  const jobs = createJobRunner({
+    config,
+    database,
+    onError: (err) => logger.error({ err }, 'job worker error'),
+    onPurged: (purged) => logger.info({ purged }, 'housekeeping removed'),
+  });
   closeWithGrace({ delay: 10_000, logger }, async ({ signal, err }) => {
     if (err) logger.error({ err }, 'shutting down after an error');
     else logger.info({ signal }, 'worker shutting down');
     await jobs.close();
     await database.close();
   });
-  jobs.worker.start();
+  jobs.start();
   logger.info({ worker: jobs.worker.id, database: database.dialect }, 'Waypost worker is running');
 }

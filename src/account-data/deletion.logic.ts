@@ -11,7 +11,14 @@ import { notFound, invalid } from '../http/errors.ts';
 import type { ItemTable } from '../items/items.repo.ts';
 import { TIME_LIMIT_S } from '../items/items.schemas.ts';
 import { secondsToMs } from '../lib/time.ts';
-import { filePath, publicCopyPath, thumbnailPath, type Storage } from '../media/media.storage.ts';
+import {
+  filePath,
+  finishRetired,
+  publicCopyPath,
+  retireShared,
+  thumbnailPath,
+  type Storage,
+} from '../media/media.storage.ts';
 import { findUserById } from '../users/users.repo.ts';
 import {
   deleteAccountRows,
@@ -33,12 +40,19 @@ const NO_SUCH: Record<ItemTable, string> = {
 
 /**
  * A stored file goes when no medium of any account has its content any more: the original,
- * its thumbnail and its public copy. Called after the rows' transaction committed.
+ * its thumbnail and its public copy. Called after the rows' transaction committed. The
+ * original is moved aside before the check, so an upload of the same content committing
+ * meanwhile either is seen by the check or finds the file gone and puts its own copy in place
+ * (src/media/media.storage.ts, "Files shared by content").
  */
-async function removeUnusedFiles(db: Db, storage: Storage, hashes: Iterable<string>): Promise<void> {
+export async function removeUnusedFiles(db: Db, storage: Storage, hashes: Iterable<string>): Promise<void> {
   for (const sha256 of hashes) {
-    if (await hashInUse(db, sha256)) continue;
-    for (const path of [filePath(storage, sha256), thumbnailPath(storage, sha256), publicCopyPath(storage, sha256)]) {
+    const original = filePath(storage, sha256);
+    const aside = await retireShared(storage, original);
+    const inUse = await hashInUse(db, sha256);
+    await finishRetired(aside, original, inUse);
+    if (inUse) continue;
+    for (const path of [thumbnailPath(storage, sha256), publicCopyPath(storage, sha256)]) {
       await rm(path, { force: true });
     }
   }

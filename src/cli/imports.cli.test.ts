@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliEnv, runCli } from '../../test/cli.ts';
 import { createTestDatabase, createTestUser, testConfig, type TestDatabase } from '../../test/helpers.ts';
 import { migrateToLatest } from '../db/migrate.ts';
+import { makeZip } from '../../test/zip.ts';
 import { importCommand } from './imports.cli.ts';
 
 let test: TestDatabase;
@@ -90,6 +91,47 @@ describe('waypost import', () => {
     expect(written[0]).toMatch(/^\rmore\.json: +\d+% {2}2000 points, 2000 stored, 0 duplicates, 0 skipped$/);
     expect(written.at(-1)).toBe('\r\x1b[K');
     expect(printed).toEqual([expect.stringMatching(/^more\.json: done, google-records, 2500 points stored/)]);
+  });
+
+  it('restores a Waypost export, saying what came back of each kind', async () => {
+    const file = join(files, 'export.zip');
+    const post = {
+      id: '01J0000000000000000000CLI1',
+      text: 'from the other server',
+      scope: 'private',
+      time: 1_650_000_000,
+      created_at: 1_650_000_000,
+      media_ids: [],
+      location: null,
+      source: null,
+    };
+    const point = {
+      type: 'Feature',
+      geometry: { type: 'Point', coordinates: [11.5, 48.1] },
+      properties: { id: '01J0000000000000000000CLI2', scope: 'private', time: 1_650_000_001 },
+    };
+    writeFileSync(
+      file,
+      makeZip([
+        { name: 'README.txt', data: 'format: waypost-export\nversion: 1\n\n' },
+        { name: 'posts.jsonl', data: `${JSON.stringify(post)}\n` },
+        { name: 'locations.geojsonseq', data: `\u001e${JSON.stringify(point)}\n` },
+      ]),
+    );
+    const printed: string[] = [];
+    const ok = await importCommand(test.database, testConfig(test.dataDir), ['--user', 'walker', file], {
+      print: (line) => printed.push(line),
+      info: () => {},
+    });
+    expect(ok).toBe(true);
+    expect(printed).toEqual([
+      expect.stringMatching(
+        /^export\.zip: done, waypost-export, 0 settings, 0 services, 0 groups, 0 views, 0 media, 1 posts, 1 points stored, 0 duplicates, 0 skipped, 0 errors \(import \w+\)$/,
+      ),
+    ]);
+    const texts = await test.database.db.selectFrom('posts').select(['id', 'text']).execute();
+    expect(texts).toEqual([{ id: post.id, text: post.text }]);
+    expect(existsSync(file)).toBe(true);
   });
 
   it('refuses a file in no location format, an unknown user, and no file', async () => {

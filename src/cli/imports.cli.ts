@@ -10,6 +10,8 @@ import type { Database } from '../db/database.ts';
 import { IMPORT_JOB, IMPORT_MAX_ATTEMPTS, importHandler, type ImportPayload } from '../imports/imports.job.ts';
 import { createImport, getImport, type Import } from '../imports/imports.logic.ts';
 import type { ImportRow } from '../imports/imports.repo.ts';
+import type { RestoreDeps } from '../imports/restore/restore.run.ts';
+import { lazyMedia, restoreDeps } from '../job-runner.ts';
 import { extendLease, finishJob } from '../jobs/jobs.repo.ts';
 import type { Job } from '../jobs/worker.ts';
 import { newId } from '../lib/ids.ts';
@@ -18,7 +20,8 @@ import { UsageError, type Output } from './output.ts';
 
 const USAGE = `usage:
   waypost import --user <username> [--format FORMAT] [--scope public|private] <file>...
-                 imports location history files on this server (formats: docs/imports.md)`;
+                 imports location history files, or restores a Waypost export, on this server
+                 (formats: docs/imports.md)`;
 
 export interface ImportCommandOptions {
   /** Where the progress line goes, when it is a terminal. */
@@ -26,8 +29,14 @@ export interface ImportCommandOptions {
 }
 
 function summary(name: string, i: Import): string {
+  // A restore also says what came back of each kind of object.
+  const items = i.items
+    ? Object.entries(i.items)
+        .map(([kind, n]) => `${n.stored} ${kind}`)
+        .join(', ') + ', '
+    : '';
   return (
-    `${name}: ${i.status}, ${i.format}, ${i.points_stored} points stored, ${i.duplicates} duplicates, ` +
+    `${name}: ${i.status}, ${i.format}, ${items}${i.points_stored} points stored, ${i.duplicates} duplicates, ` +
     `${i.skipped} skipped, ${i.errors.length} errors (import ${i.id})`
   );
 }
@@ -43,8 +52,9 @@ async function runHeld(
   job: Job,
   holder: { id: string; workerId: string },
   onBatch: (row: ImportRow) => void,
+  restore: RestoreDeps,
 ): Promise<void> {
-  const handler = importHandler({ database, onBatch });
+  const handler = importHandler({ database, onBatch, restore });
   try {
     const outcome = await handler.perform(job);
     await database.db.transaction().execute(async (trx) => {
@@ -78,39 +88,50 @@ export async function importCommand(
   const workerId = `cli:${process.pid}:${randomBytes(4).toString('hex')}`;
   const leaseMs = config.jobLeaseSeconds * 1000;
   let ok = true;
-  for (const file of positionals) {
-    const name = basename(file);
-    const jobId = newId();
-    const created = await createImport(
-      database.db,
-      {
-        userId: user.id,
-        path: resolve(file),
-        owned: false,
-        filename: name,
-        format: values.format,
-        scope: values.scope,
-      },
-      { dataDir: config.dataDir, now: Date.now(), heldBy: { jobId, workerId, leaseMs } },
-    );
-    const payload: ImportPayload = { import_id: created.id };
-    const job: Job = {
-      id: jobId,
-      kind: IMPORT_JOB,
-      ref: created.id,
-      payload,
-      attempt: 1,
-      maxAttempts: IMPORT_MAX_ATTEMPTS,
-      renewLease: (trx = database.db) => extendLease(trx, { id: jobId, workerId }, Date.now() + leaseMs, Date.now()),
-    };
-    const tty = options.progress;
-    await runHeld(database, job, { id: jobId, workerId }, (row) => tty?.write(progressLine(name, row)));
-    if (tty) tty.write('\r\x1b[K');
-    const done = await getImport(database.db, user.id, created.id);
-    out.print(summary(name, done));
-    for (const error of done.errors.slice(0, 10)) out.info(`  ${error.where}: ${error.message}`);
-    if (done.errors.length > 10) out.info(`  ... (GET /imports/${done.id} lists up to 100)`);
-    if (done.status !== 'done') ok = false;
+  const media = lazyMedia(config);
+  try {
+    for (const file of positionals) {
+      const name = basename(file);
+      const jobId = newId();
+      const created = await createImport(
+        database.db,
+        {
+          userId: user.id,
+          path: resolve(file),
+          owned: false,
+          filename: name,
+          format: values.format,
+          scope: values.scope,
+        },
+        { dataDir: config.dataDir, now: Date.now(), heldBy: { jobId, workerId, leaseMs } },
+      );
+      const payload: ImportPayload = { import_id: created.id };
+      const job: Job = {
+        id: jobId,
+        kind: IMPORT_JOB,
+        ref: created.id,
+        payload,
+        attempt: 1,
+        maxAttempts: IMPORT_MAX_ATTEMPTS,
+        renewLease: (trx = database.db) => extendLease(trx, { id: jobId, workerId }, Date.now() + leaseMs, Date.now()),
+      };
+      const tty = options.progress;
+      await runHeld(
+        database,
+        job,
+        { id: jobId, workerId },
+        (row) => tty?.write(progressLine(name, row)),
+        restoreDeps(config, media),
+      );
+      if (tty) tty.write('\r\x1b[K');
+      const done = await getImport(database.db, user.id, created.id);
+      out.print(summary(name, done));
+      for (const error of done.errors.slice(0, 10)) out.info(`  ${error.where}: ${error.message}`);
+      if (done.errors.length > 10) out.info(`  ... (GET /imports/${done.id} lists up to 100)`);
+      if (done.status !== 'done') ok = false;
+    }
+  } finally {
+    media.close();
   }
   return ok;
 }

@@ -272,6 +272,8 @@ export interface ImportsTable {
   checkpoint: number;
   /** JSON array of {where, message}, at most 100. */
   errors: string;
+  /** A restore's counts per kind of object, JSON (migration 0020); null for location files. */
+  items?: string | null;
   created_at: number;
   started_at: number | null;
   finished_at: number | null;

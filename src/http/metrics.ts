@@ -20,6 +20,8 @@ declare module 'fastify' {
     metrics: Registry;
     /** Counts an answer given outside fastify's routing (a replayed public page). */
     recordResponse(labels: ResponseLabels, seconds: number): void;
+    /** Counts what a housekeeping run of this process's worker removed (docs/housekeeping.md). */
+    recordPurged(purged: Readonly<Record<string, number>>): void;
   }
 }
 
@@ -78,7 +80,16 @@ async function metrics(app: FastifyInstance, options: MetricsOptions) {
     found.requests.inc();
     found.duration.observe(seconds);
   }
+  const purgedTotal = new Counter({
+    name: 'waypost_housekeeping_removed_total',
+    help: 'What housekeeping removed, by kind (docs/housekeeping.md).',
+    labelNames: ['kind'] as const,
+    registers: [registry],
+  });
   app.decorate('metrics', registry);
+  app.decorate('recordPurged', (purged: Readonly<Record<string, number>>) => {
+    for (const [kind, count] of Object.entries(purged)) purgedTotal.inc({ kind }, count);
+  });
   app.decorate('recordResponse', record);
 
   app.addHook('onResponse', (request, reply, done) => {

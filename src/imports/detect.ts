@@ -6,6 +6,7 @@ import { fileTypeFromBuffer } from 'file-type';
 import { open } from 'node:fs/promises';
 import { csvHeader } from './readers/csv.ts';
 import type { FormatName } from './readers/index.ts';
+import { EXPORT_MARKER, RESTORE_FORMAT } from './restore/archive.ts';
 import {
   entryHead,
   entryName,
@@ -21,6 +22,8 @@ import {
 export const HEAD_BYTES = 64 * 1024;
 
 export type Detection = { format: FormatName } | { format: null; seen: string };
+/** What a file is: a location format, a Waypost export to restore, or neither. */
+export type FileDetection = Detection | { format: typeof RESTORE_FORMAT };
 
 const TIMELINE_KEYS = new Set(['semanticSegments', 'rawSignals', 'userLocationProfile']);
 
@@ -113,7 +116,7 @@ export async function readHead(path: string): Promise<Buffer> {
  * A zip is a location file when an entry is one: `kmz` when that entry is KML and the zip holds
  * `doc.kml` or is named .kmz, `zip` otherwise. The entries are looked at until one is found.
  */
-async function detectZip(path: string, filename: string): Promise<Detection> {
+async function detectZip(path: string, filename: string): Promise<FileDetection> {
   let zip;
   try {
     zip = await openZip(path);
@@ -129,7 +132,10 @@ async function detectZip(path: string, filename: string): Promise<Detection> {
       if (++count > ZIP_LIMITS.entries)
         return { format: null, seen: `a zip archive of more than ${ZIP_LIMITS.entries} files` };
       names.push(name);
-      const found = await detectHead(await entryHead(zip, entry, HEAD_BYTES));
+      const head = await entryHead(zip, entry, HEAD_BYTES);
+      // A Waypost export says so in the first line of its README.txt.
+      if (name === 'README.txt' && EXPORT_MARKER.test(head.toString('utf8'))) return { format: RESTORE_FORMAT };
+      const found = await detectHead(head);
       if (found.format === 'kml' && (name === 'doc.kml' || /\.kmz$/i.test(filename))) return { format: 'kmz' };
       if (found.format && found.format !== 'zip') return { format: 'zip' };
     }
@@ -145,7 +151,7 @@ async function detectZip(path: string, filename: string): Promise<Detection> {
 }
 
 /** The format of the file at `path` (uploaded as `filename`). */
-export async function detectFile(path: string, filename = ''): Promise<Detection> {
+export async function detectFile(path: string, filename = ''): Promise<FileDetection> {
   const detection = await detectHead(await readHead(path));
   return detection.format === 'zip' ? detectZip(path, filename) : detection;
 }

@@ -21,6 +21,7 @@ export interface ImportJobDeps {
   /** Tests: smaller batches, a hook after each. */
   batchRecords?: number;
   onBatch?: RunOptions['onBatch'];
+  restore?: RunOptions['restore'];
 }
 
 /** The upload in the data folder is only needed to run the import; once it has ended, it goes. */
@@ -45,6 +46,7 @@ export function importHandler(deps: ImportJobDeps): JobHandler<RunOutcome> {
           ...(deps.now ? { now: deps.now } : {}),
           ...(deps.batchRecords ? { batchRecords: deps.batchRecords } : {}),
           ...(deps.onBatch ? { onBatch: deps.onBatch } : {}),
+          ...(deps.restore ? { restore: deps.restore } : {}),
           renewLease: (trx) => job.renewLease(trx),
         },
         importId,

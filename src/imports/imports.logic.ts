@@ -5,7 +5,9 @@ import { open, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Db } from '../db/database.ts';
 import type { ScopeValue } from '../db/schema.ts';
+import { insufficientScope } from '../http/auth.ts';
 import { badRequest, notFound } from '../http/errors.ts';
+import type { Permission } from '../http/permissions.ts';
 import { cancelJobs, insertJobs } from '../jobs/jobs.repo.ts';
 import { newId } from '../lib/ids.ts';
 import { msToSeconds } from '../lib/time.ts';
@@ -22,7 +24,25 @@ import {
   type ImportRow,
 } from './imports.repo.ts';
 import type { ImportError } from './imports.run.ts';
-import { FORMATS, isFormat, type FormatName } from './readers/index.ts';
+import { FORMATS, isFormat } from './readers/index.ts';
+import { emptyCounts, RESTORE_FORMAT, type RestoreCounts } from './restore/restore.run.ts';
+
+/**
+ * What a restore needs besides `write_locations` (the route's): the permissions that write
+ * each kind of object it brings back, and `get_private_scope`, since it writes private ones.
+ */
+export const RESTORE_PERMISSIONS: readonly Permission[] = [
+  'create_post',
+  'upload_media',
+  'create_service',
+  'manage_groups',
+  'manage_views',
+  'update_settings',
+  'get_private_scope',
+];
+
+/** Every `format` of an import: the location formats, and a Waypost export to restore. */
+export const IMPORT_FORMATS = [...FORMATS, RESTORE_FORMAT];
 
 export interface Import {
   id: string;
@@ -36,6 +56,8 @@ export interface Import {
   duplicates: number;
   skipped: number;
   errors: ImportError[];
+  /** A restore's counts per kind of object; null for location files. */
+  items: RestoreCounts | null;
   created_at: number;
   started_at: number | null;
   finished_at: number | null;
@@ -54,6 +76,7 @@ export function toImport(row: ImportRow): Import {
     duplicates: row.duplicates,
     skipped: row.skipped,
     errors: JSON.parse(row.errors) as ImportError[],
+    items: row.items ? (JSON.parse(row.items) as RestoreCounts) : null,
     created_at: msToSeconds(row.created_at),
     started_at: row.started_at === null ? null : msToSeconds(row.started_at),
     finished_at: row.finished_at === null ? null : msToSeconds(row.finished_at),
@@ -77,11 +100,11 @@ export interface NewImport {
   scope?: string | undefined;
 }
 
-function checkFields(input: NewImport): { format: FormatName | undefined; scope: ScopeValue | undefined } {
+function checkFields(input: NewImport): { format: string | undefined; scope: ScopeValue | undefined } {
   const { format, scope } = input;
-  if (format !== undefined && !isFormat(format)) {
-    throw badRequest(`format must be one of ${FORMATS.join(', ')}; leave it out to have it detected.`, [
-      { path: 'body/format', message: `must be one of ${FORMATS.join(', ')}` },
+  if (format !== undefined && !isFormat(format) && format !== RESTORE_FORMAT) {
+    throw badRequest(`format must be one of ${IMPORT_FORMATS.join(', ')}; leave it out to have it detected.`, [
+      { path: 'body/format', message: `must be one of ${IMPORT_FORMATS.join(', ')}` },
     ]);
   }
   if (scope !== undefined && scope !== 'public' && scope !== 'private') {
@@ -104,6 +127,11 @@ async function fileSize(path: string): Promise<number> {
 export interface CreateImportOptions {
   dataDir: string;
   now: number;
+  /**
+   * The caller's permissions (API): a restore writes every kind of object, so it needs what
+   * writing each of them needs. The CLI, run by the operator, passes none.
+   */
+  permissions?: ReadonlySet<Permission> | undefined;
   /** Set by the CLI: the job (this id) is created running, held by this worker, so no other takes it. */
   heldBy?: { jobId: string; workerId: string; leaseMs: number };
 }
@@ -119,6 +147,10 @@ export async function createImport(db: Db, input: NewImport, options: CreateImpo
   try {
     const fields = checkFields(input);
     const format = fields.format ?? (await detectOrRefuse(input.path, input.filename));
+    if (format === RESTORE_FORMAT && options.permissions) {
+      const missing = RESTORE_PERMISSIONS.find((permission) => !options.permissions!.has(permission));
+      if (missing) throw insufficientScope(missing);
+    }
     const scope = fields.scope ?? (await getSettings(db, input.userId)).defaultScopes.locations;
     const size = await fileSize(input.path);
     if (input.owned) {
@@ -142,6 +174,7 @@ export async function createImport(db: Db, input: NewImport, options: CreateImpo
       skipped: 0,
       checkpoint: 0,
       errors: '[]',
+      items: format === RESTORE_FORMAT ? JSON.stringify(emptyCounts()) : null,
       created_at: options.now,
       started_at: null,
       finished_at: null,
@@ -175,12 +208,12 @@ export async function createImport(db: Db, input: NewImport, options: CreateImpo
   }
 }
 
-async function detectOrRefuse(path: string, filename: string): Promise<FormatName> {
+async function detectOrRefuse(path: string, filename: string): Promise<string> {
   const detection = await detectFile(path, filename);
   if (detection.format) return detection.format;
   throw badRequest(
     `The file is not a location history this server reads: it looks like ${detection.seen}. ` +
-      `Formats read: ${FORMATS.join(', ')}.`,
+      `Formats read: ${IMPORT_FORMATS.join(', ')}.`,
     [{ path: 'body/file', message: `is ${detection.seen}, not a location format` }],
   );
 }

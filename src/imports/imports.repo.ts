@@ -42,7 +42,7 @@ export async function startImportRow(db: Db, id: string, now: number): Promise<b
 
 export type ImportProgress = Pick<
   ImportRow,
-  'progress' | 'points_seen' | 'points_stored' | 'duplicates' | 'skipped' | 'checkpoint' | 'errors'
+  'progress' | 'points_seen' | 'points_stored' | 'duplicates' | 'skipped' | 'checkpoint' | 'errors' | 'items'
 >;
 
 /** Records a committed batch of a running import; false when it is running no more (cancelled). */
@@ -222,4 +222,16 @@ export async function insertImportedPoints(
     inserted += Number(result.numInsertedOrUpdatedRows ?? 0n);
   }
   return inserted;
+}
+
+/** The status of the imports (with a file of ours) among `ids`. */
+export async function importFileStates(db: Db, ids: readonly string[]): Promise<Map<string, ImportRow['status']>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('imports')
+    .select(['id', 'status'])
+    .where('id', 'in', [...ids])
+    .where('file_owned', '=', 1)
+    .execute();
+  return new Map(rows.map((row) => [row.id, row.status]));
 }

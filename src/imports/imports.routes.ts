@@ -10,10 +10,17 @@ import type { Db } from '../db/database.ts';
 import { callerId } from '../http/caller.ts';
 import { problems } from '../http/schemas.ts';
 import { nowMs } from '../lib/time.ts';
-import { createImport, deleteImport, getImport, importsDir, listImports } from './imports.logic.ts';
+import {
+  createImport,
+  deleteImport,
+  getImport,
+  IMPORT_FORMATS,
+  importsDir,
+  listImports,
+  RESTORE_PERMISSIONS,
+} from './imports.logic.ts';
 import { ImportParams, ImportSchema } from './imports.schemas.ts';
 import { receiveImportUpload } from './imports.upload.ts';
-import { FORMATS } from './readers/index.ts';
 
 export interface ImportsRoutesOptions {
   db: Db;
@@ -38,13 +45,17 @@ export async function importsRoutes(fastify: FastifyInstance, { db, config, onJo
     {
       config: { permission: 'write_locations' },
       schema: {
-        summary: 'Import a location history file',
+        summary: 'Import a location history file, or restore a Waypost export',
         description:
           'multipart/form-data with one part `file` and optional fields `format` ' +
-          `(${FORMATS.map((f) => `\`${f}\``).join(', ')}; detected from the content when absent) and \`scope\` ` +
+          `(${IMPORT_FORMATS.map((f) => `\`${f}\``).join(', ')}; detected from the content when absent) and \`scope\` ` +
           "(`public` or `private`; default from the owner's settings). The file is stored, then read by the job " +
           'queue: 202 with `Location: /imports/<id>` and the import, which GET shows as it goes. A file in none of ' +
-          `the formats is 400, saying what it looks like; one over the import limit (WAYPOST_IMPORT_LIMIT) is 413.`,
+          `the formats is 400, saying what it looks like; one over the import limit (WAYPOST_IMPORT_LIMIT) is 413. ` +
+          'A Waypost export (`GET /export`; detected by its README.txt, or `format` `waypost-export`) is restored ' +
+          "into the caller's account: settings, services (disabled, without secrets), groups, views, media, posts " +
+          'and locations, counted in `items` (docs/imports.md "Restoring an export"); it also needs ' +
+          `${RESTORE_PERMISSIONS.map((p) => `\`${p}\``).join(', ')} (401 \`insufficient_scope\` naming the first missing).`,
         tags,
         consumes: ['multipart/form-data'],
         response: { 202: { ...Type.Ref('Import'), description: 'Queued.' }, ...problems(400, 401, 413, 415) },
@@ -55,7 +66,7 @@ export async function importsRoutes(fastify: FastifyInstance, { db, config, onJo
       const created = await createImport(
         db,
         { userId: callerId(request), path: upload.path, owned: true, filename: upload.filename, ...upload.fields },
-        { dataDir: config.dataDir, now: nowMs() },
+        { dataDir: config.dataDir, now: nowMs(), permissions: request.auth?.permissions },
       );
       onJobsQueued?.();
       return reply.code(202).header('location', `/imports/${created.id}`).send(created);

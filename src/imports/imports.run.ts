@@ -17,12 +17,15 @@ import {
   type ImportRow,
 } from './imports.repo.ts';
 import { isFormat, readers } from './readers/index.ts';
+import { RESTORE_FORMAT, runRestore, type RestoreDeps } from './restore/restore.run.ts';
 import type { ImportRecord } from './readers/reader.ts';
 
 /** Errors kept on an import (the first ones). */
 export const MAX_ERRORS = 100;
 /** Records per committed batch. */
 export const BATCH_RECORDS = 2000;
+/** Objects per committed batch of a restore (posts and points; media go 50 at a time). */
+const RESTORE_BATCH_RECORDS = 1000;
 
 export interface ImportError {
   where: string;
@@ -37,6 +40,8 @@ export interface RunOptions {
   renewLease?: (trx: Db) => Promise<boolean>;
   /** After each committed batch (the CLI's progress line; tests stop a run here). */
   onBatch?: (row: ImportRow) => void | Promise<void>;
+  /** What restoring a Waypost export needs (media storage and checks, the secrets key). */
+  restore?: RestoreDeps | undefined;
 }
 
 export type RunOutcome = 'done' | 'cancelled';
@@ -64,10 +69,24 @@ export async function runImport(options: RunOptions, importId: string): Promise<
   const first = await findImportRow(db, importId);
   if (!first || !(await startImportRow(db, importId, now()))) return 'cancelled';
   const row = (await findImportRow(db, importId))!;
-  if (!isFormat(row.format)) throw permanent(`unknown format ${row.format}`);
   await access(row.file_path).catch(() => {
     throw permanent('the uploaded file is gone');
   });
+  if (row.format === RESTORE_FORMAT) {
+    if (!options.restore) throw permanent('this worker cannot restore exports');
+    return runRestore(
+      {
+        database,
+        now,
+        deps: options.restore,
+        renewLease: options.renewLease,
+        onBatch: options.onBatch,
+        batchRecords: options.batchRecords ?? RESTORE_BATCH_RECORDS,
+      },
+      row,
+    );
+  }
+  if (!isFormat(row.format)) throw permanent(`unknown format ${row.format}`);
 
   const state = {
     progress: row.progress,

@@ -25,6 +25,29 @@ export const ImportSchema = Type.Object(
     errors: Type.Array(Type.Object({ where: Type.String(), message: Type.String() }), {
       description: 'The first 100 problems: skipped points, a file that ends early, files in a zip not read.',
     }),
+    items: Type.Union(
+      [
+        Type.Object(
+          Object.fromEntries(
+            ['settings', 'services', 'groups', 'views', 'media', 'posts'].map((kind) => [
+              kind,
+              Type.Object({
+                seen: count('Objects of this kind read from the archive.'),
+                stored: count('Objects restored.'),
+                duplicates: count('Objects the account holds already (restored before), not stored again.'),
+                skipped: count('Objects that could not be restored (see `errors`).'),
+              }),
+            ]),
+          ),
+        ),
+        Type.Null(),
+      ],
+      {
+        description:
+          'A restore of a Waypost export (`format` `waypost-export`): what came back, per kind of object; the ' +
+          'points are counted in points_*. Null for location files.',
+      },
+    ),
     created_at: Type.Number({ description: 'Unix epoch seconds.' }),
     started_at: seconds('When the import began to run; null while queued.'),
     finished_at: seconds('When it ended; null until then.'),

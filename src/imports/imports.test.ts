@@ -95,6 +95,7 @@ describe('POST /imports', () => {
       duplicates: 0,
       skipped: 0,
       errors: [],
+      items: null,
       created_at: anyNumber,
       started_at: null,
       finished_at: null,

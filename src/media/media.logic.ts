@@ -16,7 +16,8 @@ import { probe, sniff, withoutMetadataType } from './media.probe.ts';
 import { insertMedium, selectMediaPage, type MediumRow } from './media.repo.ts';
 import { CAPTION_MAX } from './media.schemas.ts';
 import {
-  commitFile,
+  placeShared,
+  settleShared,
   filePath,
   produceFileAtomic,
   publicCopyFailedPath,
@@ -251,7 +252,10 @@ export async function createMedium(
     const { facts, thumbnail: thumb } = await probeUpload(media, upload.file.path, sniffed, settings.timezone);
     const { storage } = media;
     const { sha256, size } = upload.file;
-    await commitFile(upload.file.path, filePath(storage, sha256));
+    // The file may be shared with other media, whose deletion may be removing it right now:
+    // placed, then settled once the row is committed (media.storage.ts, "Files shared by content").
+    const original = filePath(storage, sha256);
+    await placeShared(upload.file.path, original);
     if (thumb) await writeFileAtomic(storage, thumbnailPath(storage, sha256), thumb);
     const now = nowMs();
     const row: MediumRow = {
@@ -274,6 +278,10 @@ export async function createMedium(
       source: null,
     };
     await insertMedium(db, row);
+    await settleShared(upload.file.path, original);
+    if (thumb && !(await exists(thumbnailPath(storage, sha256)))) {
+      await writeFileAtomic(storage, thumbnailPath(storage, sha256), thumb);
+    }
     const owner = await findUserById(db, userId);
     return toMedium(row, owner?.username ?? '', baseUrl, EXACT_PLACES);
   } finally {

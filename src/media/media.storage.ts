@@ -3,7 +3,7 @@
 // so a final name never holds half a file. The database row is committed after the rename.
 import { createHash } from 'node:crypto';
 import { createWriteStream, mkdirSync } from 'node:fs';
-import { open, rename, rm, stat } from 'node:fs/promises';
+import { link, open, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -117,4 +117,85 @@ export async function produceFileAtomic<R extends string>(
   } finally {
     await rm(path, { force: true });
   }
+}
+
+// Files shared by content (docs/data-ownership.md "Deleting one item"): a file goes when the
+// last medium with its content goes, while an upload of the same content may be adding a
+// medium in another request or process. The two sides follow one protocol, so a committed row
+// never lacks its file:
+//
+// - The upload places its temporary file (`placeShared`: linked in when no file is there, and
+//   kept under its temporary name too), commits its row, then settles (`settleShared`): if the
+//   file is gone by then, its own copy takes its place; the temporary name goes either way.
+// - The deletion first moves the file aside (`retireShared`, a rename into `tmp/retired/`),
+//   then looks for a medium with the content: if there is one, the file goes back (unless an
+//   upload put its copy there meanwhile); else it is removed, with its thumbnail and public copy.
+//
+// If the deletion's look comes before the upload's commit, the file was moved aside before the
+// upload settles, and the upload puts its copy back; if it comes after, the deletion sees the
+// row and puts the file back. A process that stops between the two steps leaves the file in
+// `tmp/retired/`, where housekeeping puts it back or removes it by the same rule.
+
+/** Where files wait between being moved aside and removed (or put back). */
+export const retiredDir = (storage: Storage) => join(storage.tmp, 'retired');
+
+/**
+ * Gives a finished temporary file its final name when none is there, as a second name (a hard
+ * link), so the upload keeps its copy until `settleShared` whatever a deletion does meanwhile.
+ */
+export async function placeShared(tempPath: string, finalPath: string): Promise<'placed' | 'present'> {
+  const dir = join(finalPath, '..');
+  mkdirSync(dir, { recursive: true });
+  try {
+    await link(tempPath, finalPath);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return 'present';
+    throw error;
+  }
+  await sync(dir, 'r');
+  return 'placed';
+}
+
+/** After the row is committed: the file is in place (the kept copy fills a gap), and no temporary file is left. */
+export async function settleShared(tempPath: string, finalPath: string): Promise<void> {
+  const present = await stat(finalPath).then(
+    () => true,
+    () => false,
+  );
+  if (!present) {
+    await rename(tempPath, finalPath);
+    await sync(join(finalPath, '..'), 'r');
+  }
+  await rm(tempPath, { force: true });
+}
+
+/** Moves a file aside before the check for a medium with its content; the new path, or undefined when none was there. */
+export async function retireShared(storage: Storage, finalPath: string): Promise<string | undefined> {
+  const dir = retiredDir(storage);
+  mkdirSync(dir, { recursive: true });
+  const aside = join(dir, `${finalPath.split(/[\\/]/).pop()!}.${randomToken(6)}`);
+  try {
+    await rename(finalPath, aside);
+    return aside;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+/** Ends a retirement: the file back in place when its content is still used (and nothing filled the gap), else gone. */
+export async function finishRetired(aside: string | undefined, finalPath: string, inUse: boolean): Promise<void> {
+  if (aside === undefined) return;
+  if (inUse) {
+    const present = await stat(finalPath).then(
+      () => true,
+      () => false,
+    );
+    if (!present) {
+      await rename(aside, finalPath);
+      await sync(join(finalPath, '..'), 'r');
+      return;
+    }
+  }
+  await rm(aside, { force: true });
 }

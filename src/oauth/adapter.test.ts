@@ -6,8 +6,7 @@ import { createTestDatabase, type TestDatabase } from '../../test/helpers.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { sha256Hex } from '../lib/crypto.ts';
 import { createAdapter } from './adapter.ts';
-import { purgeExpired } from './housekeeping.ts';
-import { deleteGrantEverywhere } from './oauth.repo.ts';
+import { deleteGrantEverywhere, purgeExpiredEntities } from './oauth.repo.ts';
 
 let test: TestDatabase;
 beforeAll(async () => {
@@ -70,12 +69,12 @@ describe('the oidc-provider adapter', () => {
     expect((await clients.find('rs'))?.client_secret).toBe('secret-of-rs');
   });
 
-  it('does not find expired rows, and purgeExpired deletes them', async () => {
+  it('does not find expired rows, and the housekeeping purge deletes them', async () => {
     const tokens = new (adapterClass())('AccessToken');
     await tokens.upsert('old', { jti: 'old', kind: 'AccessToken' }, -1);
     await tokens.upsert('fresh', { jti: 'fresh', kind: 'AccessToken' }, 60);
     expect(await tokens.find('old')).toBeUndefined();
-    expect(await purgeExpired(test.database.db)).toBeGreaterThanOrEqual(1);
+    expect(await purgeExpiredEntities(test.database.db, Date.now())).toBeGreaterThanOrEqual(1);
     const left = await test.database.db
       .selectFrom('oauth_entities')
       .select('id')

@@ -115,3 +115,16 @@ export async function unmatchedDeliveryTexts(
     .execute();
   return rows.map((row) => row.text);
 }
+
+/**
+ * Deletes delivery records that ended without delivering (failed, cancelled) before `before`
+ * (docs/housekeeping.md). Delivered ones stay with their post: they say where it was published.
+ */
+export async function purgeEndedDeliveries(db: Db, before: number): Promise<number> {
+  const result = await db
+    .deleteFrom('deliveries')
+    .where('status', 'in', ['failed', 'cancelled'])
+    .where('updated_at', '<', before)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

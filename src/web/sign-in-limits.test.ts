@@ -6,9 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, createTestUser, testConfig, type TestDatabase } from '../../test/helpers.ts';
 import type { Database } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrate.ts';
-import { purgeExpired } from '../oauth/housekeeping.ts';
 import { signIn, type SignInResult } from '../account/sessions.logic.ts';
 import { clientOf, SIGN_IN_WINDOW_MS, signInLimits, type SignInLimits } from '../account/sign-in-limits.logic.ts';
+import { purgeExpiredLimits } from '../account/sign-in-limits.repo.ts';
 
 let test: TestDatabase;
 let database: Database;
@@ -311,9 +311,9 @@ describe('what is stored', () => {
         .execute()
         .then((r) => r.length);
     expect(await live()).toBe(3);
-    await purgeExpired(database.db, at + SIGN_IN_WINDOW_MS - 1);
+    await purgeExpiredLimits(database.db, at + SIGN_IN_WINDOW_MS - 1);
     expect(await live()).toBe(3);
-    await purgeExpired(database.db, at + SIGN_IN_WINDOW_MS);
+    await purgeExpiredLimits(database.db, at + SIGN_IN_WINDOW_MS);
     expect(await live()).toBe(0);
   });
 });

@@ -1,0 +1,169 @@
+// A media file shared by content: the deletion of its last medium and an upload of the same
+// bytes by someone else, interleaved step by step the ways two requests (or processes) can
+// interleave them. Whatever the order, once the upload's row is committed and the upload has
+// settled, the file is in place with its bytes, and nothing is left in the temporary folders.
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { Readable } from 'node:stream';
+import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
+import { buildTestApp, createTestUser, type TestApp } from '../../test/helpers.ts';
+import { finishRetiredMedia } from '../housekeeping/temp-files.ts';
+import { newId } from '../lib/ids.ts';
+import {
+  filePath,
+  finishRetired,
+  mediaStorage,
+  placeShared,
+  retiredDir,
+  retireShared,
+  settleShared,
+  writeFileAtomic,
+  writeTemp,
+  type Storage,
+} from '../media/media.storage.ts';
+import { hashInUse } from './deletion.repo.ts';
+import { removeUnusedFiles } from './deletion.logic.ts';
+
+let t: TestApp;
+let storage: Storage;
+let a: string;
+let b: string;
+let bytes: Buffer;
+let sha256: string;
+
+beforeAll(async () => {
+  t = await buildTestApp();
+  storage = mediaStorage(t.config.dataDir);
+  a = (await createTestUser(t.database)).id;
+  b = (await createTestUser(t.database)).id;
+});
+afterAll(() => t.close());
+
+/** A's medium, with its file on disk: the one about to be deleted. Fresh bytes for each test. */
+beforeEach(async () => {
+  bytes = Buffer.from(`shared content ${newId()}`);
+  sha256 = createHash('sha256').update(bytes).digest('hex');
+  await writeFileAtomic(storage, filePath(storage, sha256), bytes);
+  await insertMedium(a);
+});
+
+async function insertMedium(userId: string): Promise<string> {
+  const id = newId();
+  await t.database.db
+    .insertInto('media')
+    .values({
+      user_id: userId,
+      id,
+      scope: 'private',
+      time: 1,
+      created_at: 1,
+      kind: 'image',
+      mime_type: 'image/png',
+      size: bytes.length,
+      sha256,
+      width: 1,
+      height: 1,
+      duration: null,
+      lat: null,
+      lon: null,
+      caption: '',
+      has_thumbnail: 0,
+      source: null,
+    })
+    .execute();
+  return id;
+}
+
+const deleteRowsOf = (userId: string) =>
+  t.database.db.deleteFrom('media').where('user_id', '=', userId).where('sha256', '=', sha256).execute();
+
+/** B's upload up to its commit: the bytes in a temporary file, placed. */
+async function uploadUntilCommit() {
+  const temp = await writeTemp(storage, Readable.from([bytes]));
+  expect(temp.sha256).toBe(sha256);
+  const placed = await placeShared(temp.path, filePath(storage, sha256));
+  return { temp: temp.path, placed };
+}
+
+function expectFileIntact() {
+  const path = filePath(storage, sha256);
+  expect(existsSync(path)).toBe(true);
+  expect(readFileSync(path).equals(bytes)).toBe(true);
+  expect(readdirSync(storage.tmp).filter((name) => name.endsWith('.part'))).toEqual([]);
+  expect(existsSync(retiredDir(storage)) ? readdirSync(retiredDir(storage)) : []).toEqual([]);
+}
+
+it('the deletion checks before the upload commits: the upload puts its copy back', async () => {
+  const upload = await uploadUntilCommit();
+  expect(upload.placed).toBe('present');
+  await deleteRowsOf(a);
+  await removeUnusedFiles(t.database.db, storage, [sha256]);
+  // The window the old code lost the file in: the deletion saw no medium with this content.
+  expect(existsSync(filePath(storage, sha256))).toBe(false);
+  await insertMedium(b);
+  await settleShared(upload.temp, filePath(storage, sha256));
+  expectFileIntact();
+});
+
+it('the upload commits and settles between the deletion moving the file aside and its check', async () => {
+  const upload = await uploadUntilCommit();
+  await deleteRowsOf(a);
+  const aside = await retireShared(storage, filePath(storage, sha256));
+  expect(aside).toBeDefined();
+  await insertMedium(b);
+  await settleShared(upload.temp, filePath(storage, sha256));
+  await finishRetired(aside, filePath(storage, sha256), await hashInUse(t.database.db, sha256));
+  expectFileIntact();
+});
+
+it('the upload commits before the deletion moves the file aside, and settles after it', async () => {
+  const upload = await uploadUntilCommit();
+  await deleteRowsOf(a);
+  await insertMedium(b);
+  const aside = await retireShared(storage, filePath(storage, sha256));
+  await settleShared(upload.temp, filePath(storage, sha256));
+  await finishRetired(aside, filePath(storage, sha256), await hashInUse(t.database.db, sha256));
+  expectFileIntact();
+});
+
+it('the upload is over before the deletion starts: the deletion puts the file back', async () => {
+  const upload = await uploadUntilCommit();
+  await insertMedium(b);
+  await settleShared(upload.temp, filePath(storage, sha256));
+  await deleteRowsOf(a);
+  await removeUnusedFiles(t.database.db, storage, [sha256]);
+  expectFileIntact();
+});
+
+it('the upload finds no file (a deletion moved it aside) and links its own; the deletion then removes only its copy', async () => {
+  await deleteRowsOf(a);
+  const aside = await retireShared(storage, filePath(storage, sha256));
+  const upload = await uploadUntilCommit();
+  expect(upload.placed).toBe('placed');
+  await finishRetired(aside, filePath(storage, sha256), await hashInUse(t.database.db, sha256));
+  await insertMedium(b);
+  await settleShared(upload.temp, filePath(storage, sha256));
+  expectFileIntact();
+});
+
+it('with no upload, the file goes with its last medium', async () => {
+  await deleteRowsOf(a);
+  await removeUnusedFiles(t.database.db, storage, [sha256]);
+  expect(existsSync(filePath(storage, sha256))).toBe(false);
+  expect(readdirSync(retiredDir(storage))).toEqual([]);
+});
+
+it('a deletion stopped after moving the file aside is finished by housekeeping: back when in use, else gone', async () => {
+  await retireShared(storage, filePath(storage, sha256));
+  expect(existsSync(filePath(storage, sha256))).toBe(false);
+  // Housekeeping leaves a file moved aside only a moment ago to the deletion still running.
+  expect(await finishRetiredMedia(t.database.db, t.config.dataDir, Date.now() - 60_000)).toBe(0);
+  expect(await finishRetiredMedia(t.database.db, t.config.dataDir, Date.now() + 1000)).toBe(1);
+  expectFileIntact();
+
+  await deleteRowsOf(a);
+  await retireShared(storage, filePath(storage, sha256));
+  expect(await finishRetiredMedia(t.database.db, t.config.dataDir, Date.now() + 1000)).toBe(1);
+  expect(existsSync(filePath(storage, sha256))).toBe(false);
+  expect(readdirSync(retiredDir(storage))).toEqual([]);
+});

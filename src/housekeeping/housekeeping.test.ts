@@ -1,0 +1,325 @@
+// Housekeeping deletes what has a lifetime once it is over, and nothing else: for each kind, a
+// record (or file) just past its time goes and one still in its time stays. It runs as a job of
+// the queue, one per period however many workers schedule it, and its counts reach /metrics.
+import { mkdirSync, utimesSync, writeFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, createTestUser, type TestApp } from '../../test/helpers.ts';
+import { createJobRunner } from '../job-runner.ts';
+import { DAY_MS, HOUR_MS, purgeExpired, type HousekeepingDeps, type Purged } from './housekeeping.ts';
+import { HOUSEKEEPING_JOB, scheduleHousekeeping } from './housekeeping.job.ts';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await buildTestApp({ env: { WAYPOST_METRICS_TOKEN: 'metrics-token-for-tests' } });
+});
+afterAll(() => t.close());
+
+const NOW = Date.UTC(2026, 10, 23, 12);
+
+function deps(): HousekeepingDeps {
+  return {
+    db: t.database.db,
+    dataDir: t.config.dataDir,
+    jobRetentionDays: 7,
+    deliveryRetentionDays: 90,
+    tempFileRetentionHours: 24,
+  };
+}
+
+type JobStatus = 'queued' | 'running' | 'done' | 'failed' | 'cancelled';
+const job = (id: string, status: JobStatus, updated: number, kind = 'delivery') => ({
+  id,
+  kind,
+  ref: null,
+  payload: '{}',
+  status,
+  attempts: 1,
+  max_attempts: 8,
+  run_at: updated,
+  locked_by: null,
+  locked_until: null,
+  last_error: null,
+  created_at: updated,
+  updated_at: updated,
+});
+
+/** A file whose last write was at `mtime`. */
+function file(path: string, mtime: number): void {
+  writeFileSync(path, 'left behind');
+  utimesSync(path, mtime / 1000, mtime / 1000);
+}
+
+describe('purgeExpired', () => {
+  let purged: Purged;
+  let userId: string;
+  const importsDir = () => join(t.config.dataDir, 'imports');
+  const mediaTmp = () => join(t.config.dataDir, 'media', 'tmp');
+
+  beforeAll(async () => {
+    const db = t.database.db;
+    const user = await createTestUser(t.database);
+    userId = user.id;
+    await db
+      .insertInto('oauth_entities')
+      .values(
+        ['expired', 'live'].map((id) => ({
+          kind: 'Grant',
+          id,
+          payload: '{}',
+          grant_id: null,
+          account_id: user.id,
+          client_id: null,
+          uid: null,
+          user_code: null,
+          expires_at: id === 'expired' ? NOW - 1 : NOW + 1,
+          consumed_at: null,
+        })),
+      )
+      .execute();
+    await db
+      .insertInto('web_sessions')
+      .values([
+        { user_id: user.id, id_hash: 'session-expired', created_at: NOW - DAY_MS, expires_at: NOW - 1 },
+        { user_id: user.id, id_hash: 'session-live', created_at: NOW - DAY_MS, expires_at: NOW + 1 },
+      ])
+      .execute();
+    await db
+      .insertInto('sign_in_limits')
+      .values(
+        [
+          ['limit-expired', NOW],
+          ['limit-live', NOW + 1],
+        ].map(([key, expires]) => ({
+          key_hash: key as string,
+          window_start: NOW - HOUR_MS,
+          failures: 3,
+          delay_ms: 0,
+          next_at: NOW - HOUR_MS,
+          expires_at: expires as number,
+        })),
+      )
+      .execute();
+    const key = (name: string, expires: number) => ({
+      user_id: user.id,
+      scope: 'POST /posts',
+      key: name,
+      fingerprint: 'f',
+      response: null,
+      created_at: expires - DAY_MS,
+      expires_at: expires,
+    });
+    await db
+      .insertInto('idempotency_keys')
+      .values([key('key-expired', NOW), key('key-live', NOW + 1)])
+      .execute();
+    const long = NOW - 7 * DAY_MS - 1;
+    const recent = NOW - 7 * DAY_MS + 1;
+    await db
+      .insertInto('jobs')
+      .values([
+        job('done-old', 'done', long),
+        job('failed-old', 'failed', long),
+        job('cancelled-old', 'cancelled', long),
+        job('done-recent', 'done', recent),
+        job('queued-old', 'queued', long),
+        job('running-old', 'running', long),
+      ])
+      .execute();
+    const delivery = (id: string, status: 'pending' | 'delivered' | 'failed' | 'cancelled', updated: number) => ({
+      id,
+      user_id: user.id,
+      post_id: `post-${id}`,
+      service_id: 'service',
+      status,
+      attempts: 1,
+      remote_url: null,
+      last_error: null,
+      created_at: updated,
+      updated_at: updated,
+    });
+    const old = NOW - 90 * DAY_MS - 1;
+    await db
+      .insertInto('deliveries')
+      .values([
+        delivery('d-failed-old', 'failed', old),
+        delivery('d-cancelled-old', 'cancelled', old),
+        delivery('d-failed-recent', 'failed', NOW - 90 * DAY_MS + 1),
+        delivery('d-delivered-old', 'delivered', old),
+        delivery('d-pending-old', 'pending', old),
+      ])
+      .execute();
+
+    // Imports: a running one's upload stays however old; a finished one's goes however new.
+    mkdirSync(importsDir(), { recursive: true });
+    const importRow = (id: string, status: 'running' | 'done' | 'failed' | 'cancelled') => ({
+      id,
+      user_id: user.id,
+      status,
+      format: 'gpx',
+      filename: 'a.gpx',
+      size: 11,
+      scope: 'private' as const,
+      file_path: join(importsDir(), id),
+      file_owned: 1,
+      progress: 0,
+      points_seen: 0,
+      points_stored: 0,
+      duplicates: 0,
+      skipped: 0,
+      checkpoint: 0,
+      errors: '[]',
+      created_at: NOW,
+      started_at: null,
+      finished_at: null,
+      updated_at: NOW,
+    });
+    await db
+      .insertInto('imports')
+      .values([importRow('imp-running', 'running'), importRow('imp-done', 'done'), importRow('imp-failed', 'failed')])
+      .execute();
+    const day = NOW - 24 * HOUR_MS;
+    file(join(importsDir(), 'imp-running'), day - HOUR_MS);
+    file(join(importsDir(), 'imp-done'), NOW);
+    file(join(importsDir(), 'imp-failed'), NOW);
+    file(join(importsDir(), 'orphan-old'), day - 1000);
+    file(join(importsDir(), 'orphan-new'), day + 1000);
+    file(join(importsDir(), 'upload-old.part'), day - 1000);
+    file(join(importsDir(), 'upload-new.part'), day + 1000);
+    mkdirSync(mediaTmp(), { recursive: true });
+    file(join(mediaTmp(), 'old.part'), day - 1000);
+    file(join(mediaTmp(), 'new.part'), day + 1000);
+
+    purged = await purgeExpired(deps(), NOW);
+  });
+
+  it('deletes expired OAuth grants and tokens, keeps live ones', async () => {
+    const rows = await t.database.db.selectFrom('oauth_entities').select('id').where('kind', '=', 'Grant').execute();
+    expect(rows.map((r) => r.id)).toEqual(['live']);
+    expect(purged.oauth).toBe(1);
+  });
+
+  it('deletes expired web sessions, keeps live ones', async () => {
+    const rows = await t.database.db
+      .selectFrom('web_sessions')
+      .select('id_hash')
+      .where('user_id', '=', userId)
+      .execute();
+    expect(rows.map((r) => r.id_hash)).toEqual(['session-live']);
+    expect(purged.sessions).toBe(1);
+  });
+
+  it('deletes sign-in counters whose window is over, keeps the others', async () => {
+    const rows = await t.database.db.selectFrom('sign_in_limits').select('key_hash').execute();
+    expect(rows.map((r) => r.key_hash)).toEqual(['limit-live']);
+    expect(purged.sign_in_limits).toBe(1);
+  });
+
+  it('deletes Idempotency-Key records past their time, keeps the others', async () => {
+    const rows = await t.database.db
+      .selectFrom('idempotency_keys')
+      .select('key')
+      .where('user_id', '=', userId)
+      .execute();
+    expect(rows.map((r) => r.key)).toEqual(['key-live']);
+    expect(purged.idempotency_keys).toBe(1);
+  });
+
+  it('deletes jobs that ended before the retention; recent, queued and running ones stay', async () => {
+    const rows = await t.database.db.selectFrom('jobs').select('id').orderBy('id').execute();
+    expect(rows.map((r) => r.id)).toEqual(['done-recent', 'queued-old', 'running-old']);
+    expect(purged.jobs).toBe(3);
+  });
+
+  it('deletes failed and cancelled deliveries past the retention; delivered, pending and recent ones stay', async () => {
+    const rows = await t.database.db.selectFrom('deliveries').select('id').orderBy('id').execute();
+    expect(rows.map((r) => r.id)).toEqual(['d-delivered-old', 'd-failed-recent', 'd-pending-old']);
+    expect(purged.deliveries).toBe(2);
+  });
+
+  it("deletes ended imports' uploads at once and abandoned files after a day; a running import's upload stays", () => {
+    const left = [
+      'imp-running',
+      'imp-done',
+      'imp-failed',
+      'orphan-old',
+      'orphan-new',
+      'upload-old.part',
+      'upload-new.part',
+    ];
+    expect(left.filter((name) => existsSync(join(importsDir(), name)))).toEqual([
+      'imp-running',
+      'orphan-new',
+      'upload-new.part',
+    ]);
+    expect(purged.import_files).toBe(4);
+  });
+
+  it('deletes abandoned media temporary files after a day, keeps recent ones', () => {
+    expect(existsSync(join(mediaTmp(), 'old.part'))).toBe(false);
+    expect(existsSync(join(mediaTmp(), 'new.part'))).toBe(true);
+    expect(purged.media_temp_files).toBe(1);
+  });
+
+  it('a second run finds nothing more', async () => {
+    const again = await purgeExpired(deps(), NOW);
+    expect(Object.values(again).reduce((a, b) => a + b, 0)).toBe(0);
+  });
+});
+
+describe('the housekeeping job', () => {
+  it('is one row per period however many workers schedule it, runs once, and schedules the next period', async () => {
+    const db = t.database.db;
+    await db.deleteFrom('jobs').execute();
+    const hour = 60 * 60 * 1000;
+    const at = Math.floor(NOW / hour) * hour + 10 * 60 * 1000;
+    await Promise.all([scheduleHousekeeping(db, at, hour), scheduleHousekeeping(db, at + 1000, hour)]);
+    const scheduled = await db
+      .selectFrom('jobs')
+      .select(['id', 'run_at'])
+      .where('kind', '=', HOUSEKEEPING_JOB)
+      .execute();
+    expect(scheduled).toEqual([{ id: `housekeeping-${Math.floor(at / hour)}`, run_at: at }]);
+
+    const runs: Purged[] = [];
+    const runner = createJobRunner({
+      config: { ...t.config, housekeepingIntervalMinutes: 60 },
+      database: t.database,
+      now: () => at + 2000,
+      onPurged: (purged) => runs.push(purged),
+    });
+    try {
+      expect(await runner.worker.runOnce()).toBe(1);
+      expect(await runner.worker.runOnce()).toBe(0);
+    } finally {
+      await runner.close();
+    }
+    expect(runs).toHaveLength(1);
+    const rows = await db
+      .selectFrom('jobs')
+      .select(['id', 'status', 'run_at'])
+      .where('kind', '=', HOUSEKEEPING_JOB)
+      .orderBy('id')
+      .execute();
+    const period = Math.floor(at / hour);
+    expect(rows).toEqual([
+      { id: `housekeeping-${period}`, status: 'done', run_at: at },
+      { id: `housekeeping-${period + 1}`, status: 'queued', run_at: (period + 1) * hour },
+    ]);
+  });
+
+  it('counts what it removed in /metrics, by kind', async () => {
+    t.app.recordPurged({ sessions: 2, jobs: 5 });
+    t.app.recordPurged({ sessions: 1 });
+    const response = await t.app.inject({
+      url: '/metrics',
+      headers: { authorization: 'Bearer metrics-token-for-tests' },
+    });
+    expect(response.statusCode).toBe(200);
+    const lines = response.body.split('\n').filter((line) => line.startsWith('waypost_housekeeping_removed_total{'));
+    expect(lines.sort()).toEqual([
+      'waypost_housekeeping_removed_total{kind="jobs"} 5',
+      'waypost_housekeeping_removed_total{kind="sessions"} 3',
+    ]);
+  });
+});

@@ -1,0 +1,64 @@
+// The SQL of a restore: who holds the ids an archive names, and the inserts of what it brings
+// back (rows as the API's own writes make them; triggers keep counters and history).
+import type { Db } from '../../db/database.ts';
+import type { DeliveriesTable, LocationsTable } from '../../db/schema.ts';
+
+/** Tables whose rows keep their ids across a restore. */
+export type RestoredTable = 'posts' | 'media' | 'locations' | 'views' | 'services' | 'service_groups';
+
+/** Who holds each of `ids` in `table` (ids nobody holds are absent). */
+export async function idHolders(db: Db, table: RestoredTable, ids: readonly string[]): Promise<Map<string, string>> {
+  const holders = new Map<string, string>();
+  // PostgreSQL and SQLite both take a few thousand parameters comfortably.
+  for (let start = 0; start < ids.length; start += 1000) {
+    const rows = await db
+      .selectFrom(table)
+      .select(['id', 'user_id'])
+      .where('id', 'in', ids.slice(start, start + 1000))
+      .execute();
+    for (const row of rows) holders.set(row.id, row.user_id);
+  }
+  return holders;
+}
+
+/** Of `ids`, those that are the person's own in `table`. */
+export async function ownIds(
+  db: Db,
+  table: RestoredTable,
+  userId: string,
+  ids: readonly string[],
+): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db
+    .selectFrom(table)
+    .select('id')
+    .where('user_id', '=', userId)
+    .where('id', 'in', [...ids])
+    .execute();
+  return new Set(rows.map((row) => row.id));
+}
+
+/** Inserts points; one already stored at the same time and place is passed over. Returns how many were new. */
+export async function insertLocations(db: Db, rows: LocationsTable[]): Promise<number> {
+  if (rows.length === 0) return 0;
+  let inserted = 0;
+  for (let start = 0; start < rows.length; start += 500) {
+    const result = await db
+      .insertInto('locations')
+      .values(rows.slice(start, start + 500))
+      .onConflict((oc) => oc.columns(['user_id', 'time', 'lat', 'lon']).doNothing())
+      .executeTakeFirst();
+    inserted += Number(result.numInsertedOrUpdatedRows ?? 0n);
+  }
+  return inserted;
+}
+
+/** Delivery records of restored posts; one for the same post and service is passed over. */
+export async function insertDeliveryRecords(db: Db, rows: DeliveriesTable[]): Promise<void> {
+  if (rows.length === 0) return;
+  await db
+    .insertInto('deliveries')
+    .values(rows)
+    .onConflict((oc) => oc.columns(['user_id', 'post_id', 'service_id']).doNothing())
+    .execute();
+}
