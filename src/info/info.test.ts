@@ -74,6 +74,7 @@ describe('GET /info', () => {
       webhook: { url: 'https://hooks.example.com/in', secret: `whsec_${Buffer.alloc(32, 7).toString('base64')}` },
       mastodon: { instance_url: 'https://mastodon.example.com', access_token: 'token' },
       micropub: { endpoint: 'https://site.example.com/micropub', access_token: 'token' },
+      bluesky: { handle: 'alice.bsky.social', app_password: 'abcd-efgh-ijkl-mnop' },
       owntracks: {},
       overland: {},
       gpslogger: {},

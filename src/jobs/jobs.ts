@@ -3,6 +3,10 @@ import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import { IMPORT_JOB, importHandler } from '../imports/imports.job.ts';
 import { createOutbound, type Outbound } from '../lib/ssrf.ts';
+import { findMediaTools } from '../media/media.ffmpeg.ts';
+import { mediaJobsFor, type MediaJobs } from '../media/media.jobs.ts';
+import { mediaDeps, type MediaDeps } from '../media/media.logic.ts';
+import { mediaStorage } from '../media/media.storage.ts';
 import { deliveryHandler } from '../services/deliveries.job.ts';
 import { DELIVERY_JOB } from '../services/deliveries.logic.ts';
 import { secretsKey } from '../services/secrets.ts';
@@ -32,11 +36,29 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
   // A request must end well inside the lease, or a slow target would see a second worker's copy.
   const timeoutMs = Math.min(15_000, (config.jobLeaseSeconds * 1000) / 2);
   const outbound = options.outbound ?? createOutbound({ allow: config.outboundAllow, timeoutMs });
+  // Media going out with posts: the public copies, made by image workers of this process's own,
+  // started only when a delivery first carries a medium.
+  let media: { deps: Promise<MediaDeps>; jobs: MediaJobs } | undefined;
+  const deliveryMedia = () => {
+    if (!media) {
+      const jobs = mediaJobsFor(config);
+      const deps = findMediaTools(config).then((tools) => mediaDeps(mediaStorage(config.dataDir), tools, jobs));
+      media = { deps, jobs };
+    }
+    return media.deps;
+  };
   const worker = createWorker({
     db: database.db,
     dialect: database.dialect,
     handlers: {
-      [DELIVERY_JOB]: deliveryHandler({ db: database.db, outbound, secretsKey: secretsKey(config.secretKey), now }),
+      [DELIVERY_JOB]: deliveryHandler({
+        db: database.db,
+        outbound,
+        secretsKey: secretsKey(config.secretKey),
+        now,
+        baseUrl: config.baseUrl,
+        media: deliveryMedia,
+      }),
       [IMPORT_JOB]: importHandler({ database, now }),
     },
     // SQLite takes one writer at a time; more workers there would only wait on each other.
@@ -53,6 +75,7 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
     worker,
     close: async () => {
       await worker.stop();
+      media?.jobs.close();
       if (!options.outbound) await outbound.close();
     },
   };

@@ -13,6 +13,7 @@ import * as m0011 from './0011_imports.ts';
 import * as m0012 from './0012_location_history.ts';
 import * as m0013 from './0013_account_data.ts';
 import * as m0014 from './0014_auth_version.ts';
+import * as m0016 from './0016_publish_state.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_users': m0001,
@@ -27,4 +28,5 @@ export const migrations: Record<string, Migration> = {
   '0012_location_history': m0012,
   '0013_account_data': m0013,
   '0014_auth_version': m0014,
+  '0016_publish_state': m0016,
 };

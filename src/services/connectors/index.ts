@@ -1,5 +1,6 @@
 // The registry: every service type and its connector. A new type is one file and one line.
 // `feed` (docs/api.md) imports items; it comes with the import side.
+import { bluesky } from './bluesky.ts';
 import type { Connector } from './connector.ts';
 import { gpslogger } from './gpslogger.ts';
 import { mastodon } from './mastodon.ts';
@@ -8,10 +9,18 @@ import { overland } from './overland.ts';
 import { owntracks } from './owntracks.ts';
 import { webhook } from './webhook.ts';
 
-export const SERVICE_TYPES = ['webhook', 'mastodon', 'micropub', 'owntracks', 'overland', 'gpslogger'] as const;
+export const SERVICE_TYPES = [
+  'webhook',
+  'mastodon',
+  'micropub',
+  'bluesky',
+  'owntracks',
+  'overland',
+  'gpslogger',
+] as const;
 export type ServiceType = (typeof SERVICE_TYPES)[number];
 
-export const connectors = { webhook, mastodon, micropub, owntracks, overland, gpslogger } satisfies Record<
+export const connectors = { webhook, mastodon, micropub, bluesky, owntracks, overland, gpslogger } satisfies Record<
   ServiceType,
   Connector
 >;
