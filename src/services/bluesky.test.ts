@@ -188,6 +188,32 @@ describe('publishing to a PDS', () => {
     ]);
   });
 
+  it("sends at most four images, in the post's order, each with its caption as alt text", async () => {
+    const { groupId } = await blueskyService();
+    const ids: string[] = [];
+    for (const [index, colour] of ['#111111', '#222222', '#333333', '#444444', '#555555'].entries()) {
+      const file = await sharp({ create: { width: 40, height: 30, channels: 3, background: colour } })
+        .jpeg()
+        .toBuffer();
+      const upload = await uploadMedium(t, token, file, 'p.jpg', 'image/jpeg', {
+        scope: 'public',
+        caption: `n${index}`,
+      });
+      ids.push(upload.json<{ id: string }>().id);
+    }
+
+    const { delivery } = await postAndDeliver({ text: 'Five photos', groups: [groupId], media_ids: ids });
+
+    const record = await recordOf(delivery.remote_id ?? '');
+    expect(record.embed?.images.map((image) => [image.alt, image.aspectRatio])).toEqual([
+      ['n0', { width: 40, height: 30 }],
+      ['n1', { width: 40, height: 30 }],
+      ['n2', { width: 40, height: 30 }],
+      ['n3', { width: 40, height: 30 }],
+    ]);
+    expect(calls.filter((call) => call === 'com.atproto.repo.uploadBlob')).toHaveLength(4);
+  });
+
   it('shortens text over 300 graphemes at a word boundary, with a link to the public page', async () => {
     const { groupId } = await blueskyService();
     const text = `${'Family 👨‍👩‍👧 picnic by the lake. '.repeat(14)}The end.`;
