@@ -5,7 +5,8 @@
 // refreshed when the server says it expired (com.atproto.server.refreshSession), so a delivery
 // does not sign in again each time. docs/api.md "Services and groups" has what goes out.
 import { createHash } from 'node:crypto';
-import { AtpAgent, RichText, XRPCError, type AppBskyEmbedImages, type AtpSessionData } from '@atproto/api';
+import type * as AtprotoApi from '@atproto/api';
+import type { AppBskyEmbedImages, AtpAgent, AtpSessionData, XRPCError } from '@atproto/api';
 import { Type } from 'typebox';
 import { outboundFetch } from '../../lib/ssrf.ts';
 import {
@@ -30,6 +31,11 @@ const BLUESKY_IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/webp']);
 /** The longest side a resized image keeps (the Bluesky app shows at most 2000 px). */
 const MAX_SIDE = 2000;
 const WEB_APP = 'https://bsky.app';
+
+// @atproto/api takes seconds to load (its lexicons): only a process that talks to Bluesky pays.
+type Api = typeof AtprotoApi;
+let loading: Promise<Api> | undefined;
+const loadApi = (): Promise<Api> => (loading ??= import('@atproto/api'));
 
 export const bluesky: Connector = {
   description: 'Publishes each public post on Bluesky (or another AT Protocol server), with its images.',
@@ -64,8 +70,9 @@ export const bluesky: Connector = {
     if (post.scope !== 'public') {
       throw new DeliveryError('Bluesky posts are all public, so a private post is not sent there', true);
     }
-    return withSession(context, async (agent, did) => {
-      const rich = new RichText({ text: fitText(post.text, BLUESKY_TEXT_LIMIT, pageUrl, graphemeLength) });
+    const api = await loadApi();
+    return withSession(api, context, async (agent, did) => {
+      const rich = new api.RichText({ text: fitText(post.text, BLUESKY_TEXT_LIMIT, pageUrl, graphemeLength) });
       await rich.detectFacets(agent);
       // A mention whose handle does not resolve has no DID: it stays plain text.
       const facets = rich.facets?.filter((facet) =>
@@ -82,18 +89,19 @@ export const bluesky: Connector = {
       // The record key is made from the delivery, so a retry after a lost answer finds the
       // record it made instead of posting twice (atproto.com/specs/record-key: `tid`).
       const rkey = deliveryTid(post.time, deliveryId);
-      const uri = await createOnce(agent, did, rkey, record);
+      const uri = await createOnce(api, agent, did, rkey, record);
       return { remoteUrl: `${WEB_APP}/profile/${did}/post/${rkey}`, remoteId: uri };
     });
   },
 
   async test(context) {
+    const api = await loadApi();
     try {
-      const session = await signIn(context, agentFor(context));
+      const session = await signIn(context, agentFor(api, context));
       await context.state.save(JSON.stringify(session));
       return { ok: true, status: 200, detail: `Signed in as @${session.handle} (${session.did}).` };
     } catch (error) {
-      if (error instanceof XRPCError && httpStatus(error) >= 100) {
+      if (error instanceof api.XRPCError && httpStatus(error) >= 100) {
         return { ok: false, status: httpStatus(error), detail: excerpt(`${error.error}: ${error.message}`) };
       }
       return unreachable(error);
@@ -101,8 +109,8 @@ export const bluesky: Connector = {
   },
 };
 
-function agentFor({ config, outbound }: ServiceContext): AtpAgent {
-  return new AtpAgent({ service: config.service_url ?? BLUESKY_DEFAULT_SERVICE, fetch: outboundFetch(outbound) });
+function agentFor(api: Api, { config, outbound }: ServiceContext): AtpAgent {
+  return new api.AtpAgent({ service: config.service_url ?? BLUESKY_DEFAULT_SERVICE, fetch: outboundFetch(outbound) });
 }
 
 async function signIn({ config, secrets }: ServiceContext, agent: AtpAgent): Promise<AtpSessionData> {
@@ -117,8 +125,13 @@ async function signIn({ config, secrets }: ServiceContext, agent: AtpAgent): Pro
  * a request says it expired), else after createSession; once more after a fresh createSession
  * when the saved one is refused. The session is saved again whenever it changed.
  */
-async function withSession<T>(context: ServiceContext, work: (agent: AtpAgent, did: string) => Promise<T>): Promise<T> {
-  const agent = agentFor(context);
+async function withSession<T>(
+  api: Api,
+  context: ServiceContext,
+  work: (agent: AtpAgent, did: string) => Promise<T>,
+): Promise<T> {
+  const agent = agentFor(api, context);
+  const isAuthError = (error: unknown) => error instanceof api.XRPCError && needsSignIn(error);
   const saved = parseSession(context.state.value);
   let stored = context.state.value;
   const persist = async () => {
@@ -136,14 +149,12 @@ async function withSession<T>(context: ServiceContext, work: (agent: AtpAgent, d
       }
     }
     const session = await signIn(context, agent).catch((error: unknown) => {
-      throw isAuthError(error) || (error instanceof XRPCError && httpStatus(error) === 401)
-        ? new DeliveryError('the server refused the handle and app password', true)
-        : error;
+      throw isAuthError(error) ? new DeliveryError('the server refused the handle and app password', true) : error;
     });
     await persist();
     return await work(agent, session.did);
   } catch (error) {
-    throw asDeliveryError(error);
+    throw error instanceof api.XRPCError ? asDeliveryError(error) : error;
   } finally {
     await persist();
   }
@@ -169,19 +180,16 @@ function parseSession(value: string | null): AtpSessionData | null {
 }
 
 /** The answers that mean "sign in again": an expired or refused token that refreshing did not fix. */
-function isAuthError(error: unknown): boolean {
-  return (
-    error instanceof XRPCError &&
-    (httpStatus(error) === 401 || ['ExpiredToken', 'InvalidToken', 'AuthenticationRequired'].includes(error.error))
-  );
+function needsSignIn(error: XRPCError): boolean {
+  return httpStatus(error) === 401 || ['ExpiredToken', 'InvalidToken', 'AuthenticationRequired'].includes(error.error);
 }
 
 // Statuses another attempt cannot fix, as for plain HTTP targets (connector.ts).
 const PERMANENT = new Set([400, 401, 403, 404, 413, 415]);
 
-function asDeliveryError(error: unknown): unknown {
+function asDeliveryError(error: XRPCError): Error {
   // Below 100: no HTTP answer at all (xrpc's own codes for a network or parse failure).
-  if (!(error instanceof XRPCError) || httpStatus(error) < 100) return error;
+  if (httpStatus(error) < 100) return error;
   return new DeliveryError(
     excerpt(`XRPC ${httpStatus(error)} ${error.error}: ${error.message}`),
     PERMANENT.has(httpStatus(error)),
@@ -215,13 +223,13 @@ async function uploadImages(agent: AtpAgent, media: readonly OutgoingMedium[]): 
  * this delivery's own from an attempt whose answer was lost (the reference PDS answers such a
  * repeat with a 500, so any failure is looked up).
  */
-async function createOnce(agent: AtpAgent, did: string, rkey: string, record: Record<string, unknown>) {
+async function createOnce(api: Api, agent: AtpAgent, did: string, rkey: string, record: Record<string, unknown>) {
   const collection = 'app.bsky.feed.post';
   try {
     const { data } = await agent.com.atproto.repo.createRecord({ repo: did, collection, rkey, record });
     return data.uri;
   } catch (error) {
-    if (!(error instanceof XRPCError) || httpStatus(error) < 100 || isAuthError(error)) throw error;
+    if (!(error instanceof api.XRPCError) || httpStatus(error) < 100 || needsSignIn(error)) throw error;
     const existing = await agent.com.atproto.repo.getRecord({ repo: did, collection, rkey }).catch(() => null);
     if (!existing) throw error;
     return existing.data.uri;
