@@ -5,7 +5,7 @@
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
-import { createJobRunner, type JobRunner } from '../src/jobs/jobs.ts';
+import { createJobRunner, type JobRunner } from '../src/job-runner.ts';
 import { openConfiguredDatabase } from '../src/main.ts';
 import { createUser } from '../src/users/users.logic.ts';
 import { tokenFor } from '../test/tokens.ts';

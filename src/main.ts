@@ -5,7 +5,7 @@ import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
 import { openDatabase, type Database } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
-import { createJobRunner, type JobRunner } from './jobs/jobs.ts';
+import { createJobRunner, type JobRunner } from './job-runner.ts';
 import { createLogger } from './logger.ts';
 import { issueSetupToken } from './users/setup.logic.ts';
 

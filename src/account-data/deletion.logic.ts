@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import type { Database, Db } from '../db/database.ts';
 import type { ScopeValue } from '../db/schema.ts';
 import { insufficientScope, type Auth } from '../http/auth.ts';
-import { badRequest, notFound } from '../http/errors.ts';
+import { notFound, invalid } from '../http/errors.ts';
 import type { ItemTable } from '../items/items.repo.ts';
 import { TIME_LIMIT_S } from '../items/items.schemas.ts';
 import { secondsToMs } from '../lib/time.ts';
@@ -88,7 +88,7 @@ export async function deleteLocations(db: Db, auth: Auth, range: LocationRange):
     .filter((name) => !(Number.isFinite(range[name]) && Math.abs(range[name]) <= TIME_LIMIT_S))
     .map((name) => ({ path: `querystring/${name}`, message: 'must be a number of seconds from -1e11 to 1e11' }));
   if (errors.length > 0) {
-    throw badRequest(`The request is invalid: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}.`, errors);
+    throw invalid('The request is invalid', errors);
   }
   const scopes: ScopeValue[] = range.scope ? [range.scope] : ['public', 'private'];
   if (scopes.includes('private') && !auth.permissions.has('get_private_scope')) {

@@ -93,8 +93,13 @@ async function recompute(db: Db, userId: string, start: number, endBefore: numbe
   }
 }
 
-/** Brings a person's quarter hours up to date with their rows; returns how many were dirty. */
-export async function refreshBuckets(db: Db, userId: string): Promise<number> {
+/**
+ * Brings a person's quarter hours up to date with their rows; returns how many were dirty.
+ * `afterRun` is called between transactions (the import job renews its lease there). Two
+ * refreshes at once (a request, and the worker after an import) queue on the dirty marks'
+ * row locks, so the second recomputes from what the first committed.
+ */
+export async function refreshBuckets(db: Db, userId: string, afterRun?: () => Promise<unknown>): Promise<number> {
   const marks = await db
     .selectFrom('location_dirty')
     .select('bucket')
@@ -111,6 +116,7 @@ export async function refreshBuckets(db: Db, userId: string): Promise<number> {
         .execute();
       await recompute(trx, userId, run.start, run.end);
     });
+    await afterRun?.();
   }
   return marks.length;
 }

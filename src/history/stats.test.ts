@@ -5,6 +5,7 @@ import { buildTestApp, createTestUser, type TestApp } from '../../test/helpers.t
 import { insertItems, type ItemSeed } from '../../test/items.ts';
 import { tokenFor } from '../../test/tokens.ts';
 import { updateSettings } from '../settings/settings.logic.ts';
+import { refreshBuckets } from './stats.repo.ts';
 
 let t: TestApp;
 let user: Awaited<ReturnType<typeof createTestUser>>;
@@ -39,6 +40,16 @@ const stats = async (query: string) => {
 const round = (metres: number) => Math.round(metres * 10) / 10;
 
 describe('GET /locations/stats', () => {
+  it('two refreshes of the same quarter hours at once (a request and the worker) both succeed and agree', async () => {
+    await add([
+      { time: at('2024-03-01T10:00:00Z'), lat: 0, lon: 0, scope: 'private' },
+      { time: at('2024-03-01T10:20:00Z'), lat: 0.01, lon: 0, scope: 'private' },
+    ]);
+    await Promise.all([1, 2, 3].map(() => refreshBuckets(t.database.db, user.id)));
+    const body = await stats('group_by=day');
+    expect(body.groups).toMatchObject([{ period: '2024-03-01', points: 2, distance_m: round(arc(0.01)) }]);
+  });
+
   it("splits days at midnight of the person's time zone, not UTC's", async () => {
     // Berlin is UTC+1 in January: 22:30 UTC is 23:30 on the 15th, 23:30 UTC is 00:30 on the 16th.
     await add([

@@ -12,7 +12,7 @@
 // A token in the query string (RFC 6750 2.3) is never read: RFC 9700 2.4 advises against it.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import type { Permission } from '../oauth/permissions.ts';
+import type { Permission } from './permissions.ts';
 import { AppError } from './errors.ts';
 
 /** What an access token stands for: whose it is, through which grant, and what it allows now. */
@@ -49,17 +49,17 @@ declare module 'fastify' {
 const REALM = 'Bearer realm="waypost"';
 
 export function unauthorized(detail = 'This needs an access token: send it as Authorization: Bearer <token>.') {
-  return new AppError(401, 'unauthorized', detail, { headers: { 'www-authenticate': REALM } });
+  return new AppError('unauthorized', detail, { headers: { 'www-authenticate': REALM } });
 }
 
 export function invalidToken() {
-  return new AppError(401, 'invalid_token', 'The access token is invalid, expired or revoked.', {
+  return new AppError('invalid_token', 'The access token is invalid, expired or revoked.', {
     headers: { 'www-authenticate': `${REALM}, error="invalid_token", error_description="The access token is invalid"` },
   });
 }
 
 export function insufficientScope(permission: Permission) {
-  return new AppError(401, 'insufficient_scope', `The access token lacks the permission ${permission}.`, {
+  return new AppError('insufficient_scope', `The access token lacks the permission ${permission}.`, {
     headers: { 'www-authenticate': `${REALM}, error="insufficient_scope", scope="${permission}"` },
   });
 }

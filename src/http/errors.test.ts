@@ -37,7 +37,7 @@ beforeAll(async () => {
         async (request) => ({ name: request.body.name }),
       );
       typed.get('/test/conflict', async () => {
-        throw new AppError(409, 'already_there', 'It is already there.');
+        throw new AppError('username_taken', 'It is already there.');
       });
       typed.get('/test/crash', async () => {
         throw new Error('secret internals at /srv/waypost/src/db.ts: SELECT * FROM users');
@@ -122,7 +122,7 @@ describe('errors are problem+json', () => {
 
   it('a typed error keeps its status and code', async () => {
     const response = await t.app.inject({ method: 'GET', url: '/test/conflict' });
-    expect(expectProblem(response, 409, 'already_there').detail).toBe('It is already there.');
+    expect(expectProblem(response, 409, 'username_taken').detail).toBe('It is already there.');
   });
 
   it('500 says nothing of the internals', async () => {

@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { statusOf, type ProblemCode } from './problems.ts';
 
 /** One field-level problem in a request (docs/api.md: `errors: [{path, message}]`). */
 export interface FieldError {
@@ -18,37 +19,50 @@ export interface Problem {
 }
 
 /**
- * An error a client can cause, with a stable code. Thrown anywhere; turned into HTTP in
- * exactly one place, `sendProblem` below (docs/conventions.md 5).
+ * An error a client can cause, with a stable code from the catalogue (src/http/problems.ts),
+ * which also gives its status. Thrown anywhere; turned into HTTP in exactly one place,
+ * `handleError` below (docs/conventions.md 5).
  */
 export class AppError extends Error {
   readonly status: number;
-  readonly code: string;
+  readonly code: ProblemCode;
   readonly extra: { errors?: FieldError[]; headers?: Record<string, string> };
   constructor(
-    status: number,
-    code: string,
+    code: ProblemCode,
     message: string,
     extra: { errors?: FieldError[]; headers?: Record<string, string> } = {},
   ) {
     super(message);
     this.name = 'AppError';
-    this.status = status;
+    this.status = statusOf(code);
     this.code = code;
     this.extra = extra;
   }
 }
 
-export const notFound = (detail = 'No such object.') => new AppError(404, 'not_found', detail);
+export const notFound = (detail = 'No such object.') => new AppError('not_found', detail);
 export const badRequest = (detail: string, errors?: FieldError[]) =>
-  new AppError(400, 'invalid_request', detail, errors ? { errors } : {});
+  new AppError('invalid_request', detail, errors ? { errors } : {});
+
+/** Where a field sits in a request: `body/display_name`, `querystring/cursor`, `body/groups/2`. */
+export type FieldPath = `${'body' | 'querystring' | 'params' | 'headers'}${'' | `/${string}`}`;
+
+export const fieldError = (path: FieldPath, message: string): FieldError => ({ path, message });
+
+/** A 400 that lists each field at fault (`errors`): "<lead>: <path> <message>; ...". */
+export function invalid(lead: string, errors: FieldError[]): AppError {
+  return badRequest(`${lead}: ${describe(errors)}.`, errors);
+}
+
+const describe = (errors: FieldError[]) => errors.map((e) => `${e.path} ${e.message}`).join('; ');
 
 /** `type` of a problem: a URN naming the stable code (RFC 9457 3.1.1 allows any URI). */
 export function problemType(code: string): string {
   return `urn:waypost:problem:${code}`;
 }
 
-export function problem(status: number, code: string, detail: string, errors?: FieldError[]): Problem {
+/** The body for `code`; `status` differs from the catalogue's only for fastify's own 4xx errors. */
+export function problem(code: ProblemCode, detail: string, errors?: FieldError[], status = statusOf(code)): Problem {
   return {
     type: problemType(code),
     title: STATUS_CODES[status] ?? 'Error',
@@ -64,16 +78,16 @@ export function sendProblem(reply: FastifyReply, body: Problem, headers: Record<
 }
 
 /** Fastify's own client errors, by code, with the status and stable code we answer with. */
-const FASTIFY_ERRORS: Record<string, [number, string]> = {
-  FST_ERR_CTP_BODY_TOO_LARGE: [413, 'payload_too_large'],
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, 'unsupported_media_type'],
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, 'invalid_request'],
-  FST_ERR_CTP_EMPTY_JSON_BODY: [400, 'invalid_json'],
-  FST_ERR_CTP_INVALID_JSON_BODY: [400, 'invalid_json'],
-  FST_ERR_CTP_INVALID_TYPE: [400, 'invalid_request'],
-  FST_ERR_BAD_URL: [400, 'invalid_request'],
-  FST_ERR_MAX_PARAM_LENGTH: [414, 'uri_too_long'],
-  FST_ERR_ASYNC_CONSTRAINT: [400, 'invalid_request'],
+const FASTIFY_ERRORS: Record<string, ProblemCode> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: 'payload_too_large',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'invalid_request',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'invalid_json',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'invalid_json',
+  FST_ERR_CTP_INVALID_TYPE: 'invalid_request',
+  FST_ERR_BAD_URL: 'invalid_request',
+  FST_ERR_MAX_PARAM_LENGTH: 'uri_too_long',
+  FST_ERR_ASYNC_CONSTRAINT: 'invalid_request',
 };
 
 /**
@@ -108,26 +122,21 @@ function fieldErrors(error: FastifyError): FieldError[] {
 /** The error handler: every error becomes problem+json; only client errors say what went wrong. */
 export function handleError(error: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply) {
   if (error instanceof AppError) {
-    return sendProblem(
-      reply,
-      problem(error.status, error.code, error.message, error.extra.errors),
-      error.extra.headers,
-    );
+    return sendProblem(reply, problem(error.code, error.message, error.extra.errors), error.extra.headers);
   }
   if (error.validation) {
     const errors = fieldErrors(error);
-    const detail = `The request is invalid: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}.`;
-    return sendProblem(reply, problem(400, 'validation_failed', detail, errors));
+    return sendProblem(reply, problem('validation_failed', `The request is invalid: ${describe(errors)}.`, errors));
   }
   const known = error.code ? FASTIFY_ERRORS[error.code] : undefined;
-  if (known) return sendProblem(reply, problem(known[0], known[1], error.message));
+  if (known) return sendProblem(reply, problem(known, error.message));
   const status = error.statusCode ?? 500;
   if (status >= 400 && status < 500) {
-    return sendProblem(reply, problem(status, 'invalid_request', error.message));
+    return sendProblem(reply, problem('invalid_request', error.message, undefined, status));
   }
   request.log.error({ err: error }, 'request failed');
   return sendProblem(
     reply,
-    problem(500, 'internal_error', 'Something went wrong on our side. The request id identifies it in our logs.'),
+    problem('internal_error', 'Something went wrong on our side. The request id identifies it in our logs.'),
   );
 }

@@ -33,7 +33,7 @@ export async function healthRoutes(app: FastifyInstance, options: { database: Da
         await options.database.ping();
       } catch (error) {
         request.log.warn({ err: error }, 'database not reachable');
-        throw new AppError(503, 'not_ready', 'The database is not reachable.');
+        throw new AppError('not_ready', 'The database is not reachable.');
       }
       return { status: 'ok' as const };
     },

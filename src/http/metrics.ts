@@ -117,7 +117,7 @@ async function metrics(app: FastifyInstance, options: MetricsOptions) {
       const withToken = token !== undefined && safeEqual(request.headers.authorization ?? '', `Bearer ${token}`);
       if (!withToken && !(options.loopback && fromThisMachine(request))) {
         if (token === undefined) return sendProblem(reply, nothingHere(request));
-        throw new AppError(401, 'unauthorized', "The metrics need the operator's metrics token.", {
+        throw new AppError('unauthorized', "The metrics need the operator's metrics token.", {
           headers: { 'www-authenticate': 'Bearer realm="waypost-metrics"' },
         });
       }

@@ -39,7 +39,7 @@ function headersOf(middleware: ReturnType<typeof helmet>): Record<string, string
 /** The answer for a path nothing lives at; also for a route that hides from those it does not serve. */
 export function nothingHere(request: FastifyRequest): Problem {
   const path = request.url.split('?')[0] ?? '/';
-  return problem(404, 'not_found', `Nothing lives at ${request.method} ${path}.`);
+  return problem('not_found', `Nothing lives at ${request.method} ${path}.`);
 }
 
 /** helmet's headers, for every response (fastify's, oidc-provider's, and the ones below). */
@@ -80,12 +80,12 @@ export function frameworkErrors(error: FastifyError, request: FastifyRequest, re
 /** What a request Node's HTTP parser refused gets (`code` is Node's parser error). */
 function clientProblem(code: string | undefined): Problem {
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-    return problem(408, 'request_timeout', 'The request did not arrive in time.');
+    return problem('request_timeout', 'The request did not arrive in time.');
   }
   if (code === 'HPE_HEADER_OVERFLOW') {
-    return problem(431, 'headers_too_large', 'The request line and headers are too large.');
+    return problem('headers_too_large', 'The request line and headers are too large.');
   }
-  return problem(400, 'malformed_request', 'The request is not valid HTTP/1.1.');
+  return problem('malformed_request', 'The request is not valid HTTP/1.1.');
 }
 
 /**
@@ -125,7 +125,7 @@ async function plumbing(app: FastifyInstance) {
     void reply.headers(SECURITY_HEADERS).header('x-request-id', request.id);
     if (closing) {
       const detail = 'The server is shutting down; try again in a moment.';
-      return void sendProblem(reply, problem(503, 'shutting_down', detail), {
+      return void sendProblem(reply, problem('shutting_down', detail), {
         connection: 'close',
         'retry-after': '1',
       });
@@ -155,13 +155,9 @@ async function plumbing(app: FastifyInstance) {
     const methods = match ? methodsByPattern.get((match.store as { pattern: string }).pattern) : undefined;
     if (methods) {
       const allow = [...methods].join(', ');
-      return sendProblem(
-        reply,
-        problem(405, 'method_not_allowed', `${request.method} is not allowed here; use ${allow}.`),
-        {
-          allow,
-        },
-      );
+      return sendProblem(reply, problem('method_not_allowed', `${request.method} is not allowed here; use ${allow}.`), {
+        allow,
+      });
     }
     return sendProblem(reply, nothingHere(request));
   });

@@ -2,6 +2,7 @@
 // and records how it ended on the import when the job closes.
 import { rm } from 'node:fs/promises';
 import type { Database } from '../db/database.ts';
+import { refreshBuckets } from '../history/stats.repo.ts';
 import type { Job, JobHandler } from '../jobs/worker.ts';
 import { findImportRow, finishImportRow, type ImportRow } from './imports.repo.ts';
 import { MAX_ERRORS, runImport, type ImportError, type RunOptions, type RunOutcome } from './imports.run.ts';
@@ -36,9 +37,9 @@ function withError(row: ImportRow, error: ImportError): string {
 export function importHandler(deps: ImportJobDeps): JobHandler<RunOutcome> {
   const { database } = deps;
   return {
-    perform(job: Job): Promise<RunOutcome> {
+    async perform(job: Job): Promise<RunOutcome> {
       const { import_id: importId } = job.payload as ImportPayload;
-      return runImport(
+      const outcome = await runImport(
         {
           database,
           ...(deps.now ? { now: deps.now } : {}),
@@ -48,6 +49,11 @@ export function importHandler(deps: ImportJobDeps): JobHandler<RunOutcome> {
         },
         importId,
       );
+      // The statistics of the new points are worked out here, not by the first request that
+      // asks for them (docs/history.md "Statistics").
+      const row = await findImportRow(database.db, importId);
+      if (outcome === 'done' && row) await refreshBuckets(database.db, row.user_id, () => job.renewLease());
+      return outcome;
     },
 
     async succeeded(trx, job, outcome, at) {

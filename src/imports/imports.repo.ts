@@ -2,6 +2,7 @@
 import type SQLite from 'better-sqlite3';
 import type { Db } from '../db/database.ts';
 import type { ImportsTable, LocationsTable } from '../db/schema.ts';
+import type { Fix } from '../locations/point.ts';
 
 export type ImportRow = ImportsTable;
 
@@ -111,7 +112,7 @@ export class PointBatch {
     ) as [Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array];
   }
 
-  push(p: PointLike): void {
+  push(p: Fix): void {
     const i = this.length++;
     this.time[i] = p.timeMs;
     this.lat[i] = p.lat;
@@ -125,17 +126,6 @@ export class PointBatch {
   clear(): void {
     this.length = 0;
   }
-}
-
-/** A point as a reader yields it (time in milliseconds). */
-export interface PointLike {
-  timeMs: number;
-  lat: number;
-  lon: number;
-  alt: number | null;
-  accuracy: number | null;
-  speed: number | null;
-  heading: number | null;
 }
 
 /** What every point of a batch shares. */

@@ -193,6 +193,24 @@ describe('POST /imports', () => {
     ]);
   });
 
+  it('works out the statistics of what it stored before it says done, so no request has to', async () => {
+    const { id } = (await uploadImport(t, writer, recordsJson(40), 'Records.json')).json<{ id: string }>();
+    await drain(importWorker(t));
+    expect((await get(`/imports/${id}`)).json()).toMatchObject({ status: 'done', points_stored: 40 });
+    const dirty = await t.database.db
+      .selectFrom('location_dirty')
+      .select('bucket')
+      .where('user_id', '=', user.id)
+      .execute();
+    expect(dirty).toEqual([]);
+    const buckets = await t.database.db
+      .selectFrom('location_buckets')
+      .select((eb) => eb.fn.sum<number>('points').as('points'))
+      .where('user_id', '=', user.id)
+      .executeTakeFirstOrThrow();
+    expect(Number(buckets.points)).toBe(40);
+  });
+
   it('handles a byte-order mark and CRLF line ends', async () => {
     const file = '\uFEFF' + recordsJson(3).replace(/\n/g, '\r\n');
     const { id } = (await uploadImport(t, writer, file, 'Records.json')).json<{ id: string }>();

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, createTestUser, type TestApp } from '../../test/helpers.ts';
 import { insertItems } from '../../test/items.ts';
 import { tokenFor } from '../../test/tokens.ts';
-import { PERMISSIONS } from '../oauth/permissions.ts';
+import { PERMISSIONS } from '../http/permissions.ts';
 import { signIn } from '../web/sessions.logic.ts';
 import { signInLimits } from '../web/sign-in-limits.logic.ts';
 

@@ -4,7 +4,7 @@
 import type { Db } from '../db/database.ts';
 import type { ScopeValue } from '../db/schema.ts';
 import { insufficientScope, unauthorized, type Auth } from '../http/auth.ts';
-import { badRequest, notFound } from '../http/errors.ts';
+import { badRequest, notFound, invalid } from '../http/errors.ts';
 import { secondsToMs } from '../lib/time.ts';
 import { COUNT_MAX, TIME_LIMIT_S } from './items.schemas.ts';
 import type { PageVersion } from './public-pages.ts';
@@ -35,20 +35,20 @@ export function encodeCursor(key: { time: number; id: string }): string {
 }
 
 export function decodeCursor(cursor: string): { time: number; id: string } {
-  const invalid = () =>
+  const notOurs = () =>
     badRequest('The cursor is not one this server made; take it from the Link header.', [
       { path: 'querystring/cursor', message: 'is not a valid cursor' },
     ]);
-  if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw invalid();
+  if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw notOurs();
   let key: unknown;
   try {
     key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
   } catch {
-    throw invalid();
+    throw notOurs();
   }
-  if (!Array.isArray(key) || key.length !== 2) throw invalid();
+  if (!Array.isArray(key) || key.length !== 2) throw notOurs();
   const [time, id] = key as unknown[];
-  if (!Number.isSafeInteger(time) || typeof id !== 'string' || id.length === 0 || id.length > 64) throw invalid();
+  if (!Number.isSafeInteger(time) || typeof id !== 'string' || id.length === 0 || id.length > 64) throw notOurs();
   return { time: time as number, id };
 }
 
@@ -69,7 +69,7 @@ export function toPageQuery(params: CollectionParams): PageQuery {
     }
   }
   if (errors.length > 0) {
-    throw badRequest(`The request is invalid: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}.`, errors);
+    throw invalid('The request is invalid', errors);
   }
   return {
     count: params.count,

@@ -2,7 +2,7 @@
 // a job whose lease ran out while `running` belongs to a worker that died, and is claimed again.
 import type { Db, DialectName } from '../db/database.ts';
 import type { JobsTable } from '../db/schema.ts';
-import { sql } from 'kysely';
+import { sql, type Updateable } from 'kysely';
 
 export type JobRow = JobsTable;
 
@@ -52,64 +52,50 @@ export async function claimJobs(db: Db, { dialect, workerId, now, leaseMs, limit
     .execute();
 }
 
+/** A job as the worker holding it knows it. */
+type Held = { id: string; workerId: string };
+
+/**
+ * Changes a job only while this worker still holds it (running, under its lease); false when
+ * the lease was lost to another worker or the job was cancelled meanwhile.
+ */
+async function updateHeld(db: Db, job: Held, change: Updateable<JobsTable>): Promise<boolean> {
+  const result = await db
+    .updateTable('jobs')
+    .set(change)
+    .where('id', '=', job.id)
+    .where('status', '=', 'running')
+    .where('locked_by', '=', job.workerId)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
 /** Ends a job this worker still holds; false when its lease was lost or it was cancelled. */
-export async function finishJob(
+export function finishJob(
   db: Db,
-  job: { id: string; workerId: string },
+  job: Held,
   status: 'done' | 'failed',
   lastError: string | null,
   now: number,
 ): Promise<boolean> {
-  const result = await db
-    .updateTable('jobs')
-    .set({ status, last_error: lastError, locked_by: null, locked_until: null, updated_at: now })
-    .where('id', '=', job.id)
-    .where('status', '=', 'running')
-    .where('locked_by', '=', job.workerId)
-    .executeTakeFirst();
-  return result.numUpdatedRows > 0n;
+  return updateHeld(db, job, { status, last_error: lastError, locked_by: null, locked_until: null, updated_at: now });
 }
 
 /** Moves the end of the lease of a job this worker still holds; false when it holds it no longer. */
-export async function extendLease(
-  db: Db,
-  job: { id: string; workerId: string },
-  lockedUntil: number,
-  now: number,
-): Promise<boolean> {
-  const result = await db
-    .updateTable('jobs')
-    .set({ locked_until: lockedUntil, updated_at: now })
-    .where('id', '=', job.id)
-    .where('status', '=', 'running')
-    .where('locked_by', '=', job.workerId)
-    .executeTakeFirst();
-  return result.numUpdatedRows > 0n;
+export function extendLease(db: Db, job: Held, lockedUntil: number, now: number): Promise<boolean> {
+  return updateHeld(db, job, { locked_until: lockedUntil, updated_at: now });
 }
 
 /** Puts a job this worker holds back in the queue, due at `runAt`. */
-export async function requeueJob(
-  db: Db,
-  job: { id: string; workerId: string },
-  runAt: number,
-  lastError: string,
-  now: number,
-): Promise<boolean> {
-  const result = await db
-    .updateTable('jobs')
-    .set({
-      status: 'queued',
-      run_at: runAt,
-      last_error: lastError,
-      locked_by: null,
-      locked_until: null,
-      updated_at: now,
-    })
-    .where('id', '=', job.id)
-    .where('status', '=', 'running')
-    .where('locked_by', '=', job.workerId)
-    .executeTakeFirst();
-  return result.numUpdatedRows > 0n;
+export function requeueJob(db: Db, job: Held, runAt: number, lastError: string, now: number): Promise<boolean> {
+  return updateHeld(db, job, {
+    status: 'queued',
+    run_at: runAt,
+    last_error: lastError,
+    locked_by: null,
+    locked_until: null,
+    updated_at: now,
+  });
 }
 
 /** Cancels the unfinished jobs about any of `refs` (a worker holding one finds it gone). */

@@ -3,16 +3,10 @@
 import type { ScopeValue } from '../db/schema.ts';
 import { badRequest, type FieldError } from '../http/errors.ts';
 import { LOCATION_BATCH_MAX } from './locations.schemas.ts';
+import type { Fix } from './point.ts';
 
 /** One point as the logic stores it; times in milliseconds. */
-export interface PointInput {
-  timeMs: number;
-  lat: number;
-  lon: number;
-  alt: number | null;
-  accuracy: number | null;
-  speed: number | null;
-  heading: number | null;
+export interface PointInput extends Fix {
   scope: ScopeValue | undefined;
 }
 

@@ -35,7 +35,7 @@ function matches(header: string | undefined, etag: string): boolean {
 export async function sendStoredFile(request: FastifyRequest, reply: FastifyReply, file: StoredFile) {
   const info = await stat(file.path).catch(() => undefined);
   // The row exists but its file is gone: an operator's problem, said as such.
-  if (!info) throw new AppError(503, 'file_unavailable', 'The file of this medium is not available right now.');
+  if (!info) throw new AppError('file_unavailable', 'The file of this medium is not available right now.');
   const headers = request.headers;
   void reply
     .header('etag', file.etag)
@@ -48,7 +48,7 @@ export async function sendStoredFile(request: FastifyRequest, reply: FastifyRepl
   const ifRange = headers['if-range'];
   const range = ifRange === undefined || ifRange === file.etag ? parseRange(headers.range, info.size) : undefined;
   if (range === 'unsatisfiable') {
-    const unsatisfiable = problem(416, 'range_not_satisfiable', `The file has ${info.size} bytes.`);
+    const unsatisfiable = problem('range_not_satisfiable', `The file has ${info.size} bytes.`);
     return sendProblem(reply, unsatisfiable, { 'content-range': `bytes */${info.size}` });
   }
   if (range) {

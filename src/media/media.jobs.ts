@@ -9,8 +9,8 @@ import { setPriority } from 'node:os';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Config } from '../config.ts';
-import { LimitError, type MediaLimits } from './media.limits.ts';
 import type { Fitted } from './media.image.ts';
+import { LimitError, type LimitCode, type MediaLimits } from './media.limits.ts';
 import type { ImageFacts } from './media.probe.ts';
 
 export type ImageJob =
@@ -34,7 +34,7 @@ export interface JobRequest {
 }
 export type JobReply =
   | { id: number; ok: true; value: unknown }
-  | { id: number; ok: false; code: string; detail: string }
+  | { id: number; ok: false; code: LimitCode; detail: string }
   /** Sent once, when the worker has loaded and listens: a job's time starts when it gets the job. */
   | { ready: true };
 

@@ -4,6 +4,7 @@
 // pointers recursively; directories that point back at each other make a file of a few hundred
 // bytes cost it tens of seconds, so such a file is refused here instead.
 import { open, type FileHandle } from 'node:fs/promises';
+import type { ProblemCode } from '../http/problems.ts';
 
 export interface MediaLimits {
   /** Pixels of the decoded image, every frame counted. */
@@ -12,10 +13,20 @@ export interface MediaLimits {
   maxMetadataBytes: number;
 }
 
+/** The problems a file's limits can raise (src/http/problems.ts). */
+export type LimitCode = Extract<
+  ProblemCode,
+  | 'media_metadata_too_large'
+  | 'media_metadata_invalid'
+  | 'media_too_many_pixels'
+  | 'media_processing_failed'
+  | 'media_processing_timeout'
+>;
+
 /** A file that trips a limit: refused with `code` and a detail that names the limit. */
 export class LimitError extends Error {
-  readonly code: string;
-  constructor(code: string, detail: string) {
+  readonly code: LimitCode;
+  constructor(code: LimitCode, detail: string) {
     super(detail);
     this.name = 'LimitError';
     this.code = code;

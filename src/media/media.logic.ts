@@ -216,14 +216,13 @@ async function makePublicCopy(media: MediaDeps, row: MediumRow, path: string): P
 
 const toolUnavailable = (kind: string) =>
   new AppError(
-    503,
     'media_tool_unavailable',
     `This ${kind} is public, but the server cannot remove its metadata right now (ffmpeg is not available), ` +
       'so only its owner can fetch it.',
   );
 
 const busy = () =>
-  new AppError(503, 'media_busy', 'The server is busy with other images; try again in a moment.', {
+  new AppError('media_busy', 'The server is busy with other images; try again in a moment.', {
     headers: { 'retry-after': '10' },
   });
 
@@ -254,7 +253,7 @@ async function probeUpload(media: MediaDeps, path: string, sniffed: Parameters<t
   try {
     return await probe(path, sniffed, timeZone, media.tools, media.jobs);
   } catch (error) {
-    if (error instanceof LimitError) throw new AppError(422, error.code, `${error.message} The file is refused.`);
+    if (error instanceof LimitError) throw new AppError(error.code, `${error.message} The file is refused.`);
     if (error instanceof BusyError) throw busy();
     throw error;
   }
@@ -278,7 +277,6 @@ export async function createMedium(
     const sniffed = await sniff(upload.file.path);
     if (!sniffed) {
       throw new AppError(
-        415,
         'unsupported_media_type',
         'The file is not an image, video or audio file (judged by its bytes).',
       );

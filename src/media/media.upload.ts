@@ -13,10 +13,10 @@ const FIELDS = new Set(['scope', 'caption']);
 export function multipartError(error: unknown, limit: number): unknown {
   const code = (error as { code?: string } | null)?.code;
   if (code === 'FST_REQ_FILE_TOO_LARGE') {
-    return new AppError(413, 'payload_too_large', `The file is larger than the upload limit of ${limit} bytes.`);
+    return new AppError('payload_too_large', `The file is larger than the upload limit of ${limit} bytes.`);
   }
   if (code === 'FST_INVALID_MULTIPART_CONTENT_TYPE') {
-    return new AppError(415, 'unsupported_media_type', 'Send the file as multipart/form-data.');
+    return new AppError('unsupported_media_type', 'Send the file as multipart/form-data.');
   }
   if (code === 'FST_FILES_LIMIT') return badRequest('Send one file per request.');
   if (code === 'FST_PARTS_LIMIT' || code === 'FST_FIELDS_LIMIT' || code === 'FST_PROTO_VIOLATION') {

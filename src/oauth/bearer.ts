@@ -4,7 +4,7 @@ import type { Db } from '../db/database.ts';
 import type { Auth, BearerResolver, TokenGrant } from '../http/auth.ts';
 import { sha256Hex } from '../lib/crypto.ts';
 import { findAuthState } from './oauth.repo.ts';
-import { isPermission, type Permission } from './permissions.ts';
+import { isPermission, type Permission } from '../http/permissions.ts';
 
 /** Longer values are no token of ours; they are refused before any hashing or lookup. */
 const MAX_TOKEN_LENGTH = 512;

@@ -53,7 +53,7 @@ export async function addClient(
     await provider.Client.validate(metadata);
   } catch (error) {
     if (error instanceof errors.OIDCProviderError) {
-      throw new AppError(400, 'invalid_client_metadata', error.error_description ?? error.message);
+      throw new AppError('invalid_client_metadata', error.error_description ?? error.message);
     }
     throw error;
   }

@@ -3,7 +3,7 @@ import type { Db } from '../db/database.ts';
 import { notFound } from '../http/errors.ts';
 import { nowMs } from '../lib/time.ts';
 import { deleteGrantEverywhere, findClientPayloads, listGrantRows } from './oauth.repo.ts';
-import { PERMISSIONS, isPermission, type Permission } from './permissions.ts';
+import { PERMISSIONS, isPermission, type Permission } from '../http/permissions.ts';
 
 export interface AuthorizedApp {
   grantId: string;

@@ -2,7 +2,7 @@
 // when it cannot safely redirect. No scripts; every interpolated value is escaped (html``).
 import type { ErrorOut, KoaContextWithOIDC } from 'oidc-provider';
 import { html, page, type Html } from '../web/html.ts';
-import { PERMISSIONS, isPermission } from './permissions.ts';
+import { PERMISSIONS, isPermission } from '../http/permissions.ts';
 
 // Friendly words for the errors a person can meet in the browser. The error_description may
 // echo request input (a redirect_uri), so it is shown only escaped.

@@ -5,7 +5,7 @@ import type { Auth } from '../http/auth.ts';
 import { notFound } from '../http/errors.ts';
 import { dropPermission } from './bearer.ts';
 import { listTokenRowsOfGrant, updatePayload } from './oauth.repo.ts';
-import { PERMISSION_NAMES, PERMISSIONS, isPermission } from './permissions.ts';
+import { PERMISSION_NAMES, PERMISSIONS, isPermission } from '../http/permissions.ts';
 
 export interface PermissionView {
   name: string;

@@ -13,7 +13,7 @@ import { clientSecretFor } from './clients.logic.ts';
 import { cookieKeys, signingKeys } from './keys.ts';
 import { deleteGrantEverywhere, findGrantIdFor } from './oauth.repo.ts';
 import { renderError } from './pages.ts';
-import { PERMISSION_NAMES } from './permissions.ts';
+import { PERMISSION_NAMES } from '../http/permissions.ts';
 
 const DAY = 24 * 60 * 60;
 

@@ -3,16 +3,11 @@
 import type { FastifyRequest } from 'fastify';
 import { Feed } from 'feed';
 import type { Rendered } from '../items/items.routes.ts';
+import { feedUrls } from '../users/public-urls.ts';
 import type { Post, PostsParams } from './posts.logic.ts';
 
 export const ATOM = 'application/atom+xml';
 export const JSON_FEED = 'application/feed+json';
-
-/** Where a user's feeds live: the profile links to them. */
-export function feedUrls(baseUrl: string, username: string): { atom: string; json_feed: string } {
-  const base = `${baseUrl}/posts/public/${encodeURIComponent(username)}`;
-  return { atom: `${base}?format=atom`, json_feed: `${base}?format=jsonfeed` };
-}
 
 function chosenFormat(request: FastifyRequest, format: PostsParams['format']): 'json' | 'atom' | 'jsonfeed' {
   if (format) return format;

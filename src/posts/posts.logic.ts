@@ -1,6 +1,6 @@
 import type { Db } from '../db/database.ts';
 import type { Auth } from '../http/auth.ts';
-import { badRequest, type FieldError } from '../http/errors.ts';
+import { type FieldError, invalid } from '../http/errors.ts';
 import { pageOf, readItem, toPageQuery, type CollectionParams, type Page, type Scope } from '../items/items.logic.ts';
 import type { ListContext } from '../items/items.routes.ts';
 import { newId } from '../lib/ids.ts';
@@ -133,7 +133,7 @@ export async function createPost(db: Db, userId: string, input: NewPost, deliver
     }
   });
   if (errors.length > 0) {
-    throw badRequest(`The post is invalid: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}.`, errors);
+    throw invalid('The post is invalid', errors);
   }
   const now = nowMs();
   const row: PostRow = {

@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, createTestUser, type TestApp } from '../../test/helpers.ts';
 import { uploadMedium } from '../../test/media.ts';
 import { tokenFor } from '../../test/tokens.ts';
-import { createJobRunner, type JobRunner } from '../jobs/jobs.ts';
+import { createJobRunner, type JobRunner } from '../job-runner.ts';
 import { createOutbound, type Outbound } from '../lib/ssrf.ts';
 import { bluesky } from './connectors/bluesky.ts';
 import { graphemeLength } from './connectors/text.ts';

@@ -2,7 +2,7 @@
 // transaction that stores the post (the outbox: docs/design.md "Data model"): the post, one
 // `pending` delivery per distinct service, and one job per delivery commit together or not at all.
 import type { Db } from '../db/database.ts';
-import { badRequest, type FieldError } from '../http/errors.ts';
+import { type FieldError, invalid } from '../http/errors.ts';
 import { newId } from '../lib/ids.ts';
 import { msToSeconds } from '../lib/time.ts';
 import { insertJobs } from '../jobs/jobs.repo.ts';
@@ -77,7 +77,7 @@ export async function enqueueDeliveries(trx: Db, options: EnqueueOptions): Promi
   const { userId, post, groupIds, maxAttempts, now } = options;
   const errors = await groupErrors(trx, userId, groupIds);
   if (errors.length > 0) {
-    throw badRequest(`The request is invalid: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}.`, errors);
+    throw invalid('The request is invalid', errors);
   }
   const serviceIds = await enabledServicesInGroups(trx, userId, groupIds);
   const deliveries: DeliveryRow[] = serviceIds.map((serviceId) => ({

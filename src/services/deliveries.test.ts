@@ -9,7 +9,7 @@ import { cliEnv } from '../../test/cli.ts';
 import { buildTestApp, createTestUser, type TestApp } from '../../test/helpers.ts';
 import { startReceiver, type Receiver } from '../../test/receivers.ts';
 import { tokenFor } from '../../test/tokens.ts';
-import { createJobRunner, type JobRunner } from '../jobs/jobs.ts';
+import { createJobRunner, type JobRunner } from '../job-runner.ts';
 import { newId } from '../lib/ids.ts';
 import type { OutgoingPost } from './connectors/connector.ts';
 import { deliveriesForPosts, enqueueDeliveries, type Delivery } from './deliveries.logic.ts';

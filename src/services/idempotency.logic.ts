@@ -60,9 +60,9 @@ function normalizeKey(raw: string): string {
 }
 
 const inFlight = () =>
-  new AppError(409, 'request_in_flight', 'A request with this Idempotency-Key is still being processed; retry later.');
+  new AppError('request_in_flight', 'A request with this Idempotency-Key is still being processed; retry later.');
 const mismatch = () =>
-  new AppError(422, 'idempotency_key_reused', 'This Idempotency-Key was already used with a different request body.');
+  new AppError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request body.');
 
 /** Claims the key; returns the stored response when this is a repeat of a finished request. */
 async function claim(db: Db, row: IdempotencyRow): Promise<StoredResponse | undefined> {

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, countRows, createTestUser, type TestApp } from '../../test/helpers.ts';
 import { startReceiver, type Receiver } from '../../test/receivers.ts';
 import { tokenFor } from '../../test/tokens.ts';
-import { createJobRunner } from '../jobs/jobs.ts';
+import { createJobRunner } from '../job-runner.ts';
 import { insertKey } from './idempotency.repo.ts';
 
 const SECRET = `whsec_${Buffer.alloc(24, 3).toString('base64')}`;

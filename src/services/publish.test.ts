@@ -9,7 +9,7 @@ import { uploadMedium } from '../../test/media.ts';
 import { startMastodon, startMicropub, type FakeMastodon, type FakeMicropub } from '../../test/protocols.ts';
 import { startReceiver, type Receiver } from '../../test/receivers.ts';
 import { tokenFor } from '../../test/tokens.ts';
-import { createJobRunner, type JobRunner } from '../jobs/jobs.ts';
+import { createJobRunner, type JobRunner } from '../job-runner.ts';
 import { mediaPolling } from './connectors/mastodon.ts';
 import { mastodonLength } from './connectors/text.ts';
 

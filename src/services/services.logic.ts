@@ -2,7 +2,7 @@
 // sealed before they are stored and never shown again.
 import { Compile } from 'typebox/compile';
 import type { Db } from '../db/database.ts';
-import { badRequest, notFound, type FieldError } from '../http/errors.ts';
+import { badRequest, notFound, type FieldError, invalid } from '../http/errors.ts';
 import { randomToken, sha256Hex } from '../lib/crypto.ts';
 import { newId } from '../lib/ids.ts';
 import type { Outbound } from '../lib/ssrf.ts';
@@ -104,10 +104,7 @@ function validateConfig(type: ServiceType, config: Record<string, unknown>): Rec
       errors.push({ path: `body/config${issue.instancePath}`, message: issue.message });
     }
   }
-  throw badRequest(
-    `The ${type} configuration is invalid: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}.`,
-    errors,
-  );
+  throw invalid(`The ${type} configuration is invalid`, errors);
 }
 
 export async function createService(

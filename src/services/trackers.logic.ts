@@ -23,7 +23,7 @@ export interface Tracker {
 const CHALLENGE = 'Basic realm="waypost ingest", Bearer realm="waypost ingest"';
 
 function badToken() {
-  return new AppError(401, 'invalid_token', 'The ingest token is wrong, or was replaced by a newer one.', {
+  return new AppError('invalid_token', 'The ingest token is wrong, or was replaced by a newer one.', {
     headers: { 'www-authenticate': CHALLENGE },
   });
 }
@@ -40,7 +40,7 @@ export async function authenticateTracker(db: Db, id: string, token: string | un
   const ingest = isServiceType(row.type) ? connectors[row.type].ingest : undefined;
   if (!ingest) throw badToken();
   if (row.enabled !== 1) {
-    throw new AppError(403, 'service_disabled', 'This tracker is disabled: it stores nothing until it is enabled.');
+    throw new AppError('service_disabled', 'This tracker is disabled: it stores nothing until it is enabled.');
   }
   return { id: row.id, userId: row.user_id, ingest, status: row.status };
 }

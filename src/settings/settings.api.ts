@@ -4,10 +4,10 @@
 import type { Db } from '../db/database.ts';
 import type { ScopeValue } from '../db/schema.ts';
 import { unauthorized } from '../http/auth.ts';
-import { badRequest, type FieldError } from '../http/errors.ts';
+import { fieldError, invalid, type FieldError } from '../http/errors.ts';
 import { nowMs } from '../lib/time.ts';
 import { findUserById, updateProfileRow, type UserRow } from '../users/users.repo.ts';
-import { getSettings, isTimeZone, updateSettings, type Settings } from './settings.logic.ts';
+import { getSettings, settingsProblems, updateSettings, type Settings } from './settings.logic.ts';
 
 /** The settings object of the API (docs/api.md "Objects": settings), in its field names. */
 export interface SettingsObject {
@@ -44,14 +44,18 @@ export async function readSettingsObject(db: Db, userId: string): Promise<Settin
   return toSettingsObject(settings, row);
 }
 
-/** What the body schema cannot say: a real IANA zone, a display name that is not blank. */
+/** The item settings' part of a change, in settings.logic.ts' names. */
+const itemChange = (change: SettingsObjectChange) => ({
+  defaultScopes: change.default_scopes,
+  timezone: change.timezone,
+  publicLocationPrecisionM: change.public_location_precision_m,
+});
+
+/** What the body schema cannot say: a real IANA zone and the like, a display name that is not blank. */
 function changeProblems(change: SettingsObjectChange): FieldError[] {
-  const errors: FieldError[] = [];
-  if (change.timezone !== undefined && !isTimeZone(change.timezone)) {
-    errors.push({ path: 'body/timezone', message: 'is not an IANA time zone name' });
-  }
+  const errors = settingsProblems(itemChange(change));
   if (change.display_name !== undefined && change.display_name.trim() === '') {
-    errors.push({ path: 'body/display_name', message: 'must not be blank' });
+    errors.push(fieldError('body/display_name', 'must not be blank'));
   }
   return errors;
 }
@@ -66,16 +70,10 @@ export async function changeSettingsObject(
   change: SettingsObjectChange,
 ): Promise<SettingsObject> {
   const errors = changeProblems(change);
-  if (errors.length > 0) {
-    throw badRequest(`The settings are invalid: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}.`, errors);
-  }
+  if (errors.length > 0) throw invalid('The settings are invalid', errors);
   return db.transaction().execute(async (trx) => {
     const row = await profileRow(trx, userId);
-    const settings = await updateSettings(trx, userId, {
-      defaultScopes: change.default_scopes,
-      timezone: change.timezone,
-      publicLocationPrecisionM: change.public_location_precision_m,
-    });
+    const settings = await updateSettings(trx, userId, itemChange(change));
     const profile = {
       display_name: change.display_name?.trim() ?? row.display_name,
       bio: change.bio ?? row.bio,

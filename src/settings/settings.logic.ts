@@ -3,7 +3,7 @@
 // display_name, bio, which live on the user) build on these two functions.
 import type { Db } from '../db/database.ts';
 import type { ScopeValue } from '../db/schema.ts';
-import { badRequest, type FieldError } from '../http/errors.ts';
+import { fieldError, invalid, type FieldError } from '../http/errors.ts';
 import { nowMs } from '../lib/time.ts';
 import { findSettingsRow, upsertSettingsRow, type SettingsRow } from './settings.repo.ts';
 
@@ -61,25 +61,28 @@ export interface SettingsChange {
   publicLocationPrecisionM?: number;
 }
 
-/** Applies a partial change and returns the whole new settings; 400 for a bad value. */
-export async function updateSettings(db: Db, userId: string, change: SettingsChange): Promise<Settings> {
+/** What is wrong with a change, field by field (paths as in the POST /settings body). */
+export function settingsProblems(change: SettingsChange): FieldError[] {
   const errors: FieldError[] = [];
   if (change.timezone !== undefined && !isTimeZone(change.timezone)) {
-    errors.push({ path: 'timezone', message: 'is not an IANA time zone name' });
+    errors.push(fieldError('body/timezone', 'is not an IANA time zone name'));
   }
   const precision = change.publicLocationPrecisionM;
   if (precision !== undefined && (!Number.isInteger(precision) || precision < 0 || precision > PRECISION_MAX_M)) {
-    errors.push({
-      path: 'public_location_precision_m',
-      message: `must be a whole number from 0 to ${PRECISION_MAX_M}`,
-    });
+    errors.push(fieldError('body/public_location_precision_m', `must be a whole number from 0 to ${PRECISION_MAX_M}`));
   }
-  if (errors.length > 0) throw badRequest('The settings are invalid.', errors);
+  return errors;
+}
+
+/** Applies a partial change and returns the whole new settings; 400 for a bad value. */
+export async function updateSettings(db: Db, userId: string, change: SettingsChange): Promise<Settings> {
+  const errors = settingsProblems(change);
+  if (errors.length > 0) throw invalid('The settings are invalid', errors);
   const current = await getSettings(db, userId);
   const next: Settings = {
     defaultScopes: { ...current.defaultScopes, ...change.defaultScopes },
     timezone: change.timezone ?? current.timezone,
-    publicLocationPrecisionM: precision ?? current.publicLocationPrecisionM,
+    publicLocationPrecisionM: change.publicLocationPrecisionM ?? current.publicLocationPrecisionM,
   };
   await upsertSettingsRow(db, {
     user_id: userId,

@@ -34,7 +34,6 @@ export async function setupTokenIsValid(db: Db, token: string): Promise<boolean>
 
 const invalidLink = () =>
   new AppError(
-    403,
     'setup_link_invalid',
     'This setup link is not valid: it expired, was used, or an account exists already.',
   );

@@ -1,10 +1,10 @@
 import type { Db } from '../db/database.ts';
 import { isUniqueViolation } from '../db/errors.ts';
-import { AppError, badRequest, notFound, type FieldError } from '../http/errors.ts';
+import { AppError, badRequest, notFound, type FieldError, invalid } from '../http/errors.ts';
 import { newId } from '../lib/ids.ts';
-import { feedUrls } from '../posts/posts.feeds.ts';
 import { msToSeconds, nowMs } from '../lib/time.ts';
 import { decoyHash, hashPassword, verifyPassword } from './passwords.ts';
+import { feedUrls } from './public-urls.ts';
 import {
   findUserByUsername,
   insertUser,
@@ -38,18 +38,18 @@ export function userFromRow(row: Pick<UserRow, 'id' | 'username' | 'display_name
 function validateNewUser(input: NewUser): FieldError[] {
   const errors: FieldError[] = [];
   const username = usernameProblem(input.username);
-  if (username) errors.push({ path: 'username', message: username });
+  if (username) errors.push({ path: 'body/username', message: username });
   const password = passwordProblem(input.password);
-  if (password) errors.push({ path: 'password', message: password });
+  if (password) errors.push({ path: 'body/password', message: password });
   if ((input.displayName ?? '').length > DISPLAY_NAME_MAX) {
-    errors.push({ path: 'display_name', message: `must be at most ${DISPLAY_NAME_MAX} characters` });
+    errors.push({ path: 'body/display_name', message: `must be at most ${DISPLAY_NAME_MAX} characters` });
   }
   if ((input.bio ?? '').length > BIO_MAX)
-    errors.push({ path: 'bio', message: `must be at most ${BIO_MAX} characters` });
+    errors.push({ path: 'body/bio', message: `must be at most ${BIO_MAX} characters` });
   return errors;
 }
 
-const usernameTaken = (username: string) => new AppError(409, 'username_taken', `The username "${username}" is taken.`);
+const usernameTaken = (username: string) => new AppError('username_taken', `The username "${username}" is taken.`);
 
 /** Creates an account; 400 for a bad name or password, 409 when the name is taken (in any case). */
 export async function createUser(
@@ -58,8 +58,7 @@ export async function createUser(
   passwordCost?: Parameters<typeof hashPassword>[1],
 ): Promise<User> {
   const errors = validateNewUser(input);
-  if (errors.length > 0)
-    throw badRequest(`The account is invalid: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}.`, errors);
+  if (errors.length > 0) throw invalid('The account is invalid', errors);
   if (await findUserByUsername(db, input.username)) throw usernameTaken(input.username);
 
   const now = nowMs();
@@ -100,7 +99,7 @@ export async function getUser(db: Db, username: string): Promise<User> {
 
 export async function changePassword(db: Db, username: string, password: string): Promise<void> {
   const problem = passwordProblem(password);
-  if (problem) throw badRequest(`The password ${problem}.`, [{ path: 'password', message: problem }]);
+  if (problem) throw badRequest(`The password ${problem}.`, [{ path: 'body/password', message: problem }]);
   const user = await getUser(db, username);
   await updatePasswordHash(db, user.id, await hashPassword(password), nowMs());
 }

@@ -14,7 +14,7 @@
 //   delete it either.
 import type { Db } from '../db/database.ts';
 import { insufficientScope, unauthorized, type Auth } from '../http/auth.ts';
-import { AppError, badRequest, notFound, type FieldError } from '../http/errors.ts';
+import { AppError, notFound, type FieldError, invalid } from '../http/errors.ts';
 import { encodeCursor, ownerById, toPageQuery, type CollectionParams, type Scope } from '../items/items.logic.ts';
 import type { Audience, ItemTable, PageQuery } from '../items/items.repo.ts';
 import { newId } from '../lib/ids.ts';
@@ -135,7 +135,7 @@ function viewProblems(view: { name: string; filters: Filters; scope: Scope }): F
 function check(view: { name: string; filters: Filters; scope: Scope }): void {
   const errors = viewProblems(view);
   if (errors.length > 0) {
-    throw badRequest(`The view is invalid: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}.`, errors);
+    throw invalid('The view is invalid', errors);
   }
 }
 
@@ -163,7 +163,7 @@ export async function createView(db: Db, auth: Auth, input: ViewInput & { name: 
   checkPrivateWrite(auth, scope);
   check({ name: input.name, filters, scope });
   if ((await countViewRows(db, owner.id)) >= VIEWS_PER_USER_MAX) {
-    throw new AppError(409, 'too_many_views', `A person keeps at most ${VIEWS_PER_USER_MAX} views; delete one first.`);
+    throw new AppError('too_many_views', `A person keeps at most ${VIEWS_PER_USER_MAX} views; delete one first.`);
   }
   const now = nowMs();
   const row: ViewRow = {

@@ -57,7 +57,7 @@ function accountForm(action: string, form: AccountForm, error?: string, hidden?:
 }
 
 function newUserFrom(form: AccountForm): NewUser {
-  if (form.password !== form.password_again) throw new AppError(400, 'password_mismatch', 'The two passwords differ.');
+  if (form.password !== form.password_again) throw new AppError('password_mismatch', 'The two passwords differ.');
   return { username: form.username ?? '', password: form.password ?? '', displayName: form.display_name };
 }
 

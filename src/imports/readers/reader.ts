@@ -3,16 +3,10 @@
 // the import never holds more than a batch whatever the file's size. A record is a point, a
 // skipped point (no time, coordinates out of range), or an error about the file itself (it
 // ends early, it is not well-formed); the import counts and stores them (docs/imports.md).
+import type { Fix } from '../../locations/point.ts';
 
-export interface PointRecord {
+export interface PointRecord extends Fix {
   kind: 'point';
-  timeMs: number;
-  lat: number;
-  lon: number;
-  alt: number | null;
-  accuracy: number | null;
-  speed: number | null;
-  heading: number | null;
 }
 
 /** A point that cannot be stored; `message` (when given) goes to the import's errors. */

@@ -1,16 +1,17 @@
-// The worker as the server and `waypost worker` run it: configuration in, handlers wired.
-import type { Config } from '../config.ts';
-import type { Database } from '../db/database.ts';
-import { IMPORT_JOB, importHandler } from '../imports/imports.job.ts';
-import { createOutbound, type Outbound } from '../lib/ssrf.ts';
-import { findMediaTools } from '../media/media.ffmpeg.ts';
-import { mediaJobsFor, type MediaJobs } from '../media/media.jobs.ts';
-import { mediaDeps, type MediaDeps } from '../media/media.logic.ts';
-import { mediaStorage } from '../media/media.storage.ts';
-import { deliveryHandler } from '../services/deliveries.job.ts';
-import { DELIVERY_JOB } from '../services/deliveries.logic.ts';
-import { secretsKey } from '../services/secrets.ts';
-import { createWorker, type Worker } from './worker.ts';
+// The worker as the server and `waypost worker` run it: configuration in, every job kind's handler
+// wired (the one place that knows them all, so src/jobs/ stays a queue that imports no feature).
+import type { Config } from './config.ts';
+import type { Database } from './db/database.ts';
+import { IMPORT_JOB, importHandler } from './imports/imports.job.ts';
+import { createOutbound, type Outbound } from './lib/ssrf.ts';
+import { findMediaTools } from './media/media.ffmpeg.ts';
+import { mediaJobsFor, type MediaJobs } from './media/media.jobs.ts';
+import { mediaDeps, type MediaDeps } from './media/media.logic.ts';
+import { mediaStorage } from './media/media.storage.ts';
+import { deliveryHandler } from './services/deliveries.job.ts';
+import { DELIVERY_JOB } from './services/deliveries.logic.ts';
+import { secretsKey } from './services/secrets.ts';
+import { createWorker, type Worker } from './jobs/worker.ts';
 
 export interface JobRunnerOptions {
   config: Config;
