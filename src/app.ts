@@ -174,7 +174,12 @@ export async function buildApp({ config, database, logger, onJobsQueued }: AppDe
   await app.register(locationsRoutes, { db, baseUrl: config.baseUrl, pages });
   await app.register(importsRoutes, { db, config, onJobsQueued });
   await app.register(historyRoutes, { db, baseUrl: config.baseUrl });
-  await app.register(servicesRoutes, { db, secretsKey: secretsKey(config.secretKey), baseUrl: config.baseUrl });
+  await app.register(servicesRoutes, {
+    db,
+    secretsKey: secretsKey(config.secretKey),
+    baseUrl: config.baseUrl,
+    outboundAllow: config.outboundAllow,
+  });
   await app.register(deliveriesRoutes, {
     db,
     baseUrl: config.baseUrl,

@@ -8,6 +8,8 @@ export interface Received {
   path: string;
   headers: IncomingHttpHeaders;
   body: string;
+  /** The body's bytes, for binary uploads. */
+  raw: Buffer;
 }
 
 export type Answer = (request: Received, response: ServerResponse) => void;
@@ -45,11 +47,13 @@ export async function startReceiver(port = 0): Promise<Receiver> {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
+      const raw = Buffer.concat(chunks);
       const received = {
         method: request.method ?? '',
         path: request.url ?? '',
         headers: request.headers,
-        body: Buffer.concat(chunks).toString('utf8'),
+        body: raw.toString('utf8'),
+        raw,
       };
       receiver.received.push(received);
       for (const waiter of waiters.filter((w) => receiver.received.length >= w.count)) waiter.resolve();

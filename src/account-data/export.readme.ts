@@ -22,7 +22,7 @@ posts.jsonl
   JSON Lines (https://jsonlines.org): one post object per line, oldest first. Fields: id,
   username, text, scope ("public" or "private"), time, created_at, media_ids (ids of
   media.jsonl), location ({lat, lon} or null), source, deliveries (one per service the post
-  was sent to: service_id, status, attempts, remote_url, last_error, updated_at).
+  was sent to: service_id, status, attempts, remote_url, remote_id, last_error, updated_at).
 
 media.jsonl
   JSON Lines: one medium object per line, oldest first. Fields: id, username, scope, kind

@@ -196,6 +196,8 @@ export interface ServicesTable {
   updated_at: number;
   /** Trackers: SHA-256 (hex) of the ingest token; null for other types. */
   ingest_token_hash: string | null;
+  /** What the connector keeps between deliveries (a Bluesky session), sealed like `secrets`; null if none (migration 0016). */
+  state?: string | null;
 }
 
 export interface ServiceGroupsTable {
@@ -220,6 +222,8 @@ export interface DeliveriesTable {
   status: 'pending' | 'delivered' | 'failed' | 'cancelled';
   attempts: number;
   remote_url: string | null;
+  /** The target's own id for the post (a Bluesky at:// URI, a Mastodon status id; migration 0016). */
+  remote_id?: string | null;
   last_error: string | null;
   created_at: number;
   updated_at: number;

@@ -75,6 +75,7 @@ describe('GET /info', () => {
       mastodon: { instance_url: 'https://mastodon.example.com', access_token: 'token' },
       micropub: { endpoint: 'https://site.example.com/micropub', access_token: 'token' },
       feed: { url: 'https://blog.example.com/feed.xml' },
+      bluesky: { handle: 'alice.bsky.social', app_password: 'abcd-efgh-ijkl-mnop' },
       owntracks: {},
       overland: {},
       gpslogger: {},

@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AddressCategory } from '../config.ts';
-import { assertAddressAllowed, classifyAddress, createOutbound, OutboundBlockedError } from './ssrf.ts';
+import { assertAddressAllowed, classifyAddress, createOutbound, OutboundBlockedError, outboundFetch } from './ssrf.ts';
 
 // Every form of an address, the kind it is judged as, and whether the default policy (nothing
 // allowed) and a policy allowing `reserved` let a connection through. IPv6 forms that embed or
@@ -257,5 +257,26 @@ describe('outbound requests', () => {
 
   it('refuse other schemes', async () => {
     expect(await attempt('ftp://127.0.0.1/', ['loopback'])).toBe('blocked');
+  });
+});
+
+describe('outboundFetch (the guarded client as a fetch, for client libraries)', () => {
+  it('sends through the guard: refused where the client is refused, answered where it is allowed', async () => {
+    const refused = createOutbound({ allow: new Set(), lookup: fakeDns, timeoutMs: 2000 });
+    const allowed = createOutbound({ allow: new Set(['loopback']), lookup: fakeDns, timeoutMs: 2000 });
+    try {
+      await expect(outboundFetch(refused)(`http://loopback.test:${port}/`)).rejects.toBeInstanceOf(
+        OutboundBlockedError,
+      );
+      const body = new Uint8Array([1, 2, 3]);
+      const answer = await outboundFetch(allowed)(new Request(`http://127.0.0.1:${port}/`, { method: 'POST', body }));
+      expect(`${answer.status} ${await answer.text()}`).toBe('200 POST ok');
+      await expect(outboundFetch(allowed)(`http://127.0.0.1:${port}/`, { method: 'PUT' })).rejects.toBeInstanceOf(
+        OutboundBlockedError,
+      );
+    } finally {
+      await refused.close();
+      await allowed.close();
+    }
   });
 });

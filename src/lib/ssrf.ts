@@ -9,7 +9,7 @@
 import dns from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { Agent, buildConnector, fetch, type Response } from 'undici';
+import { Agent, buildConnector, fetch, type FormData, type Response } from 'undici';
 import type { AddressCategory } from '../config.ts';
 
 /** A request refused because its target is not a public address (or not http/https). */
@@ -190,8 +190,8 @@ export interface OutboundOptions {
 export interface OutboundRequest {
   method: 'GET' | 'POST';
   headers?: Record<string, string>;
-  /** A string, so a 307/308 redirect can send it again. */
-  body?: string;
+  /** Held in memory (never a stream), so a 307/308 redirect can send it again. */
+  body?: string | Uint8Array | FormData;
 }
 
 /** Sends HTTP requests that reach only allowed addresses. One per process (it pools sockets). */
@@ -268,4 +268,24 @@ function unwrapBlocked(error: unknown): unknown {
     if (cause instanceof OutboundBlockedError) return cause;
   }
   return error;
+}
+
+/**
+ * The outbound client as a WHATWG `fetch`, for a library that takes one (@atproto/api): the
+ * request is read into memory and sent through `request`, so it reaches only allowed addresses.
+ * GET and POST only.
+ */
+export function outboundFetch(outbound: Outbound): typeof globalThis.fetch {
+  return async (input, init) => {
+    const request = new Request(input, init);
+    const method = request.method.toUpperCase();
+    if (method !== 'GET' && method !== 'POST') throw new OutboundBlockedError(`refused a ${method} request`);
+    const body = method === 'POST' ? new Uint8Array(await request.arrayBuffer()) : undefined;
+    const response = await outbound.request(request.url, {
+      method,
+      headers: Object.fromEntries(request.headers),
+      ...(body ? { body } : {}),
+    });
+    return response;
+  };
 }

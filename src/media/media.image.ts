@@ -1,6 +1,7 @@
 // The image work itself (exifr and sharp), run only inside the image worker (media.worker.ts),
 // never in the server process: the limits first, then EXIF time and GPS, the size as displayed
 // and the thumbnail; or the public copy without metadata.
+import { writeFile } from 'node:fs/promises';
 import exifr from 'exifr';
 import sharp, { type Sharp } from 'sharp';
 import { checkMetadata, checkPixels, type MediaLimits } from './media.limits.ts';
@@ -117,6 +118,47 @@ export async function withoutMetadata(
     const encode = REENCODE[mimeType as keyof typeof REENCODE] ?? ((upright: Sharp) => upright.webp({ quality: 92 }));
     await encode(image).toFile(target);
     return 'ok';
+  } catch {
+    return 'failed';
+  }
+}
+
+/** A re-encoded copy that a target with a size limit takes (docs/api.md "Services and groups"). */
+export interface Fitted {
+  width: number;
+  height: number;
+  size: number;
+}
+
+/**
+ * Writes `path` (a public copy, already without metadata) to `target` as a JPEG of at most
+ * `maxBytes`: first at its size, then smaller and at lower quality until it fits. A picture
+ * that cannot fit even at 256 px is 'failed'. The first frame of an animation only.
+ */
+export async function fitWithin(
+  path: string,
+  target: string,
+  maxBytes: number,
+  maxSide: number,
+  limits: MediaLimits,
+): Promise<Fitted | 'failed'> {
+  try {
+    for (
+      let side = maxSide, quality = 85;
+      side >= 256;
+      side = Math.floor(side * 0.75), quality = Math.max(60, quality - 10)
+    ) {
+      const { data, info } = await open(path, limits)
+        .resize(side, side, { fit: 'inside', withoutEnlargement: true })
+        .flatten({ background: '#ffffff' })
+        .jpeg({ quality, mozjpeg: true })
+        .toBuffer({ resolveWithObject: true });
+      if (data.byteLength <= maxBytes) {
+        await writeFile(target, data);
+        return { width: info.width, height: info.height, size: data.byteLength };
+      }
+    }
+    return 'failed';
   } catch {
     return 'failed';
   }

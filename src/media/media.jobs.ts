@@ -9,18 +9,21 @@ import { setPriority } from 'node:os';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Config } from '../config.ts';
+import type { Fitted } from './media.image.ts';
 import { LimitError, type LimitCode, type MediaLimits } from './media.limits.ts';
 import type { ImageFacts } from './media.probe.ts';
 
 export type ImageJob =
   | { op: 'inspect'; path: string; mimeType: string; timeZone: string }
   | { op: 'thumbnail'; input: Uint8Array }
-  | { op: 'strip'; path: string; mimeType: string; target: string };
+  | { op: 'strip'; path: string; mimeType: string; target: string }
+  | { op: 'fit'; path: string; target: string; maxBytes: number; maxSide: number };
 
 export interface JobResults {
   inspect: ImageFacts & { thumbnail: Uint8Array | undefined };
   thumbnail: Uint8Array | undefined;
   strip: 'ok' | 'failed';
+  fit: Fitted | 'failed';
 }
 
 /** What the server sends a worker, and what it answers. */
@@ -107,7 +110,7 @@ export function createMediaJobs(options: MediaJobsOptions): MediaJobs {
   const maxQueue = options.maxQueue ?? 64 * concurrency;
   const slots: Slot[] = [];
   const queue: Pending[] = [];
-  const started = { inspect: 0, thumbnail: 0, strip: 0 };
+  const started = { inspect: 0, thumbnail: 0, strip: 0, fit: 0 };
   let nextId = 1;
   let closed = false;
 

@@ -1,4 +1,4 @@
-import { access, rm } from 'node:fs/promises';
+import { access, readFile, rm } from 'node:fs/promises';
 import type { Db } from '../db/database.ts';
 import type { Auth } from '../http/auth.ts';
 import { AppError, badRequest, notFound } from '../http/errors.ts';
@@ -117,6 +117,35 @@ export async function mediumFile(
   }
   if (!row.has_thumbnail) throw notFound('This medium has no thumbnail.');
   return { path: thumbnailPath(storage, row.sha256), type: 'image/webp', etag: `"${row.sha256}-thumb"` };
+}
+
+/**
+ * A public medium's file as it goes out with a post (docs/api.md "Services and groups"): the
+ * public copy, without metadata, made as for a stranger's read. Never the original.
+ */
+export function publicMediumFile(media: MediaDeps, row: MediumRow): Promise<StoredFile> {
+  return publicCopy(media, row);
+}
+
+/**
+ * An image's public copy re-encoded as a JPEG of at most `maxBytes` (longest side at most
+ * `maxSide`), for a target with a size limit; null when it cannot be made to fit.
+ */
+export async function fittedPublicImage(
+  media: MediaDeps,
+  row: MediumRow,
+  maxBytes: number,
+  maxSide: number,
+): Promise<{ bytes: Uint8Array; width: number; height: number } | null> {
+  const copy = await publicCopy(media, row);
+  const target = `${copy.path}.fit-${newId()}`;
+  try {
+    const fitted = await media.jobs.run({ op: 'fit', path: copy.path, target, maxBytes, maxSide });
+    if (fitted === 'failed') return null;
+    return { bytes: new Uint8Array(await readFile(target)), width: fitted.width, height: fitted.height };
+  } finally {
+    await rm(target, { force: true });
+  }
 }
 
 const exists = (path: string) =>

@@ -20,3 +20,15 @@ export async function selectMediaByIds(db: Db, audience: Audience, ids: readonly
 export async function insertMedium(db: Db, row: MediumRow): Promise<void> {
   await db.insertInto('media').values(row).execute();
 }
+
+/** The owner's public media among `ids` (what may go out with a post), in no particular order. */
+export function publicMediaRows(db: Db, userId: string, ids: readonly string[]): Promise<MediumRow[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('media')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('scope', '=', 'public')
+    .where('id', 'in', [...new Set(ids)])
+    .execute();
+}

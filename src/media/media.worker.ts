@@ -2,7 +2,7 @@
 // at a time. Whatever a file costs here (time, memory, threads) is this process's, and the
 // server kills it when a job runs over its time.
 import sharp from 'sharp';
-import { inspectImage, thumbnail, withoutMetadata } from './media.image.ts';
+import { fitWithin, inspectImage, thumbnail, withoutMetadata } from './media.image.ts';
 import { LimitError, type MediaLimits } from './media.limits.ts';
 import type { ImageJob, JobReply, JobRequest } from './media.jobs.ts';
 
@@ -18,6 +18,8 @@ async function perform(job: ImageJob, limits: MediaLimits): Promise<unknown> {
       return thumbnail(Buffer.from(job.input.buffer, job.input.byteOffset, job.input.byteLength), limits);
     case 'strip':
       return withoutMetadata(job.path, job.mimeType, job.target, limits);
+    case 'fit':
+      return fitWithin(job.path, job.target, job.maxBytes, job.maxSide, limits);
   }
 }
 

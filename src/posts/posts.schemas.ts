@@ -34,6 +34,7 @@ export const PostSchema = Type.Object(
           status: Type.Union(['pending', 'delivered', 'failed', 'cancelled'].map((s) => Type.Literal(s))),
           attempts: Type.Integer(),
           remote_url: Type.Union([Type.String(), Type.Null()]),
+          remote_id: Type.Union([Type.String(), Type.Null()]),
           last_error: Type.Union([Type.String(), Type.Null()]),
           updated_at: Type.Number(),
         }),

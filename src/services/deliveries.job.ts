@@ -7,19 +7,30 @@ import { connectors, isServiceType } from './connectors/index.ts';
 import { DeliveryError, type PublishResult } from './connectors/connector.ts';
 import type { DeliveryPayload } from './deliveries.logic.ts';
 import { findDeliveryRow, updatePendingDelivery } from './deliveries.repo.ts';
+import { outgoingMedia, type MediaFiles } from './outgoing-media.ts';
 import { openSecrets, type SecretKey } from './secrets.ts';
 import { findServiceRow, setServiceStatus } from './services.repo.ts';
+import { connectorState } from './services.state.ts';
 
 export interface DeliveryDeps {
   db: Db;
   outbound: Outbound;
   secretsKey: SecretKey;
   now: () => number;
+  /** The server's public address: links to a post's page and its media's public copies. */
+  baseUrl: string;
+  /** The public copies of media, made as for a stranger's read. */
+  media: MediaFiles;
 }
 
 type Outcome = PublishResult & { serviceId: string | null };
 
-export function deliveryHandler({ db, outbound, secretsKey, now }: DeliveryDeps): JobHandler<Outcome> {
+/** The public page of a post (docs/api.md "Public pages"): where a shortened text links to. */
+export function postPageUrl(baseUrl: string, username: string, postId: string): string {
+  return `${baseUrl}/@${encodeURIComponent(username)}/${postId}`;
+}
+
+export function deliveryHandler({ db, outbound, secretsKey, now, baseUrl, media }: DeliveryDeps): JobHandler<Outcome> {
   return {
     async perform(job: Job): Promise<Outcome> {
       const { delivery_id: deliveryId, post } = job.payload as DeliveryPayload;
@@ -34,8 +45,13 @@ export function deliveryHandler({ db, outbound, secretsKey, now }: DeliveryDeps)
       if (!connector.publish) throw new DeliveryError(`a ${service.type} service publishes nothing`, true);
       const result = await connector.publish({
         post,
+        // Read now, not when the post was written: a medium made private or deleted since stays home.
+        media: await outgoingMedia(db, media, baseUrl, delivery.user_id, post.media_ids),
+        pageUrl: postPageUrl(baseUrl, post.username, post.id),
+        serviceId: service.id,
         config: JSON.parse(service.config) as Record<string, string>,
         secrets: openSecrets(secretsKey, service.id, service.secrets),
+        state: connectorState(db, secretsKey, service),
         deliveryId,
         outbound,
         now,
@@ -43,13 +59,14 @@ export function deliveryHandler({ db, outbound, secretsKey, now }: DeliveryDeps)
       return { ...result, serviceId: service.id };
     },
 
-    async succeeded(trx, job, { remoteUrl, serviceId }, at) {
+    async succeeded(trx, job, { remoteUrl, remoteId, serviceId }, at) {
       if (!serviceId) return;
       const { delivery_id: deliveryId, attempts_before: before = 0 } = job.payload as DeliveryPayload;
       await updatePendingDelivery(trx, deliveryId, {
         status: 'delivered',
         attempts: before + job.attempt,
         remote_url: remoteUrl,
+        remote_id: remoteId ?? null,
         last_error: null,
         updated_at: at,
       });

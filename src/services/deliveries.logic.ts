@@ -17,6 +17,7 @@ export interface Delivery {
   status: 'pending' | 'delivered' | 'failed' | 'cancelled';
   attempts: number;
   remote_url: string | null;
+  remote_id: string | null;
   last_error: string | null;
   updated_at: number;
 }
@@ -35,6 +36,7 @@ export function toDelivery(row: DeliveryRow): Delivery {
     status: row.status,
     attempts: row.attempts,
     remote_url: row.remote_url,
+    remote_id: row.remote_id ?? null,
     last_error: row.last_error,
     updated_at: msToSeconds(row.updated_at),
   };
@@ -88,6 +90,7 @@ export async function enqueueDeliveries(trx: Db, options: EnqueueOptions): Promi
     status: 'pending',
     attempts: 0,
     remote_url: null,
+    remote_id: null,
     last_error: null,
     created_at: now,
     updated_at: now,

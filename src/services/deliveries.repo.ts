@@ -29,7 +29,7 @@ export async function updatePendingDelivery(
   db: Db,
   id: string,
   change: Pick<DeliveryRow, 'status' | 'attempts' | 'updated_at'> &
-    Partial<Pick<DeliveryRow, 'remote_url' | 'last_error'>>,
+    Partial<Pick<DeliveryRow, 'remote_url' | 'remote_id' | 'last_error'>>,
 ): Promise<void> {
   await db.updateTable('deliveries').set(change).where('id', '=', id).where('status', '=', 'pending').execute();
 }

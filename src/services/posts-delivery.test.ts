@@ -84,6 +84,7 @@ describe('POST /posts delivery', () => {
       status: 'pending',
       attempts: 0,
       remote_url: null,
+      remote_id: null,
       last_error: null,
       updated_at: expect.any(Number) as unknown,
     });

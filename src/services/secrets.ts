@@ -35,3 +35,21 @@ export function openSecrets(key: SecretKey, serviceId: string, stored: string): 
   const plain = Buffer.concat([decipher.update(Buffer.from(sealed, 'base64url')), decipher.final()]);
   return JSON.parse(plain.toString('utf8')) as Record<string, string>;
 }
+
+// A connector's saved state (a session) is sealed the same way under its own additional data, so
+// it cannot be swapped with the secrets of any service.
+const stateAad = (serviceId: string) => `${serviceId}/state`;
+
+export function sealState(key: SecretKey, serviceId: string, value: string): string {
+  return sealSecrets(key, stateAad(serviceId), { state: value });
+}
+
+/** The saved state, or null when there is none or it no longer opens (then it is started afresh). */
+export function openState(key: SecretKey, serviceId: string, stored: string | null | undefined): string | null {
+  if (!stored) return null;
+  try {
+    return openSecrets(key, stateAad(serviceId), stored).state ?? null;
+  } catch {
+    return null;
+  }
+}

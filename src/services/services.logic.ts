@@ -5,15 +5,17 @@ import type { Db } from '../db/database.ts';
 import { badRequest, notFound, type FieldError, invalid } from '../http/errors.ts';
 import { randomToken, sha256Hex } from '../lib/crypto.ts';
 import { newId } from '../lib/ids.ts';
+import type { Outbound } from '../lib/ssrf.ts';
 import { msToSeconds, nowMs } from '../lib/time.ts';
 import { cancelJobs } from '../jobs/jobs.repo.ts';
-import type { Capability } from './connectors/connector.ts';
+import type { Capability, TestResult } from './connectors/connector.ts';
 import { connectors, type ServiceType } from './connectors/index.ts';
 import { DELIVERY_JOB } from './deliveries.logic.ts';
 import { cancelPendingDeliveries } from './deliveries.repo.ts';
 import { REDACTED } from './services.schemas.ts';
 import { polls, startPolling, stopPolling } from './polling/polls.schedule.ts';
-import { sealSecrets, type SecretKey } from './secrets.ts';
+import { openSecrets, sealSecrets, type SecretKey } from './secrets.ts';
+import { connectorState } from './services.state.ts';
 import * as repo from './services.repo.ts';
 
 export interface Service {
@@ -181,6 +183,39 @@ export async function rotateIngestToken(
   const { token, hash } = newIngestToken();
   await repo.setIngestTokenHash(db, userId, id, hash, nowMs());
   return { url: ingestUrl(baseUrl, id), token };
+}
+
+/**
+ * POST /services/<id>/test (docs/api.md "Services and groups"): a webhook gets a signed test
+ * event; other types have their credentials checked where the protocol allows. The target's
+ * answer is reported, whatever it is; 400 for a type that has no test.
+ */
+export async function testService(deps: TestDeps, userId: string, id: string): Promise<TestResult> {
+  const { db, key, outbound } = deps;
+  const row = await repo.findServiceRow(db, userId, id);
+  if (!row) throw notFound('No such service.');
+  const connector = connectors[row.type as ServiceType];
+  if (!connector.test) {
+    throw badRequest(`A ${row.type} service has nothing to test: it reaches no outside server.`, [
+      { path: 'params/id', message: `is a ${row.type} service, which has no test` },
+    ]);
+  }
+  return connector.test({
+    serviceId: row.id,
+    config: JSON.parse(row.config) as Record<string, string>,
+    secrets: openSecrets(key, row.id, row.secrets),
+    state: connectorState(db, key, row),
+    outbound,
+    now: deps.now ?? Date.now,
+    testId: newId(),
+  });
+}
+
+export interface TestDeps {
+  db: Db;
+  key: SecretKey;
+  outbound: Outbound;
+  now?: () => number;
 }
 
 /** Services that publish nothing (trackers) cannot be group members: a group is where posts go. */

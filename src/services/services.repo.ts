@@ -45,6 +45,11 @@ export async function setServiceStatus(
     .execute();
 }
 
+/** Saves what the service's connector keeps between deliveries (sealed), or clears it. */
+export async function setServiceState(db: Db, id: string, sealed: string | null): Promise<void> {
+  await db.updateTable('services').set({ state: sealed }).where('id', '=', id).execute();
+}
+
 export async function insertGroup(db: Db, row: ServiceGroupsTable): Promise<void> {
   await db.insertInto('service_groups').values(row).execute();
 }

@@ -2,12 +2,21 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import type { AddressCategory } from '../config.ts';
 import type { Db } from '../db/database.ts';
 import { callerId } from '../http/caller.ts';
+import { createOutbound } from '../lib/ssrf.ts';
 import { problems } from '../http/schemas.ts';
 import { strictBody } from '../http/strict-body.ts';
 import { groupsRoutes } from './groups.routes.ts';
-import { createService, deleteService, getService, listServices, rotateIngestToken } from './services.logic.ts';
+import {
+  createService,
+  deleteService,
+  getService,
+  listServices,
+  rotateIngestToken,
+  testService,
+} from './services.logic.ts';
 import {
   DeliverySchema,
   IdParams,
@@ -15,6 +24,7 @@ import {
   NewServiceBody,
   ServiceGroupSchema,
   ServiceSchema,
+  ServiceTestSchema,
 } from './services.schemas.ts';
 import type { SecretKey } from './secrets.ts';
 
@@ -22,15 +32,22 @@ export interface ServicesRoutesOptions {
   db: Db;
   secretsKey: SecretKey;
   baseUrl: string;
+  /** Which address kinds `POST /services/<id>/test` may reach besides public ones. */
+  outboundAllow: ReadonlySet<AddressCategory>;
 }
 
 const tags = ['services'];
 
-export async function servicesRoutes(fastify: FastifyInstance, { db, secretsKey, baseUrl }: ServicesRoutesOptions) {
+export async function servicesRoutes(fastify: FastifyInstance, options: ServicesRoutesOptions) {
+  const { db, secretsKey, baseUrl } = options;
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  // A test waits for the target in the request: a shorter limit than a delivery's.
+  const outbound = createOutbound({ allow: options.outboundAllow, timeoutMs: 10_000 });
+  app.addHook('onClose', () => outbound.close());
   app.addSchema(ServiceSchema);
   app.addSchema(ServiceGroupSchema);
   app.addSchema(DeliverySchema);
+  app.addSchema(ServiceTestSchema);
 
   app.get(
     '/services',
@@ -122,6 +139,26 @@ export async function servicesRoutes(fastify: FastifyInstance, { db, secretsKey,
       },
     },
     async (request) => ({ ingest: await rotateIngestToken(db, baseUrl, callerId(request), request.params.id) }),
+  );
+
+  app.post(
+    '/services/:id/test',
+    {
+      config: { permission: 'create_service' },
+      schema: {
+        summary: 'Test a service',
+        description:
+          'A webhook gets a test event (`type: "test"`), signed like a delivery; a mastodon service has its token ' +
+          'checked (verify_credentials), a micropub service its token (`q=config`), a bluesky service its handle and ' +
+          "app password (createSession). The answer reports the target's status and a short excerpt of its answer, " +
+          'or why it could not be reached: 200 whatever the target said. 400 for a type with nothing to test ' +
+          '(trackers).',
+        tags,
+        params: IdParams,
+        response: { 200: Type.Ref('ServiceTest'), ...problems(400, 401, 404) },
+      },
+    },
+    async (request) => testService({ db, key: secretsKey, outbound }, callerId(request), request.params.id),
   );
 
   await app.register(groupsRoutes, { db });

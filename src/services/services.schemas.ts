@@ -56,10 +56,26 @@ export const DeliverySchema = Type.Object(
     status: Type.Union(['pending', 'delivered', 'failed', 'cancelled'].map((s) => Type.Literal(s))),
     attempts: Type.Integer(),
     remote_url: Type.Union([Type.String(), Type.Null()], { description: 'Where the target put the post.' }),
+    remote_id: Type.Union([Type.String(), Type.Null()], {
+      description: "The target's own id for it: a Bluesky record's at:// URI, a Mastodon status id; else null.",
+    }),
     last_error: Type.Union([Type.String(), Type.Null()]),
     updated_at: Type.Number({ description: 'Unix epoch seconds.' }),
   },
   { $id: 'Delivery', description: 'The state of sending one post to one service.' },
+);
+
+export const ServiceTestSchema = Type.Object(
+  {
+    ok: Type.Boolean({ description: 'The target accepted the test: a 2xx answer, or valid credentials.' }),
+    status: Type.Union([Type.Integer(), Type.Null()], {
+      description: "The target's HTTP status; null when it could not be reached.",
+    }),
+    detail: Type.String({
+      description: "At most 200 characters: the start of the target's answer, or why it could not be reached.",
+    }),
+  },
+  { $id: 'ServiceTest', description: 'What a service answered to `POST /services/<id>/test`.' },
 );
 
 export const NewServiceBody = Type.Object(
@@ -71,7 +87,7 @@ export const NewServiceBody = Type.Object(
       description:
         'Per type. webhook: {url, secret: "whsec_<base64>"}; mastodon: {instance_url, access_token} and, to ' +
         'bring its statuses in, `import: true` (optional `interval_minutes`, `scope`); micropub: {endpoint, ' +
-        'access_token}; feed: {url} (optional `interval_minutes` 5..1440, default 15; `backlog` 0..500, default ' +
+        'access_token}; bluesky: {handle, app_password, service_url (optional, default https://bsky.social)}; feed: {url} (optional `interval_minutes` 5..1440, default 15; `backlog` 0..500, default ' +
         '50; `scope`); owntracks, overland, gpslogger: {} (the answer carries the ingest URL and token). Unknown ' +
         'fields are rejected.',
     }),

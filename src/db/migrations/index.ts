@@ -14,6 +14,7 @@ import * as m0012 from './0012_location_history.ts';
 import * as m0013 from './0013_account_data.ts';
 import * as m0014 from './0014_auth_version.ts';
 import * as m0015 from './0015_service_imports.ts';
+import * as m0016 from './0016_publish_state.ts';
 import * as m0019 from './0019_privacy_zones.ts';
 import * as m0020 from './0020_restore_counts.ts';
 
@@ -31,6 +32,7 @@ export const migrations: Record<string, Migration> = {
   '0013_account_data': m0013,
   '0014_auth_version': m0014,
   '0015_service_imports': m0015,
+  '0016_publish_state': m0016,
   '0019_privacy_zones': m0019,
   '0020_restore_counts': m0020,
 };

@@ -25,23 +25,73 @@ export interface OutgoingPost {
   location: { lat: number; lon: number } | null;
 }
 
-export interface PublishRequest {
-  post: OutgoingPost;
+/**
+ * A medium that goes out with a post: public ones only, read when the delivery runs (a private
+ * medium is never sent anywhere: docs/api.md "Services and groups").
+ */
+export interface OutgoingMedium {
+  id: string;
+  kind: 'image' | 'video' | 'audio' | 'other';
+  /** The type of the public copy. */
+  mime_type: string;
+  /** The public copy (without metadata) on this Waypost: anyone may fetch it. */
+  url: string;
+  caption: string;
+  width: number | null;
+  height: number | null;
+  /** The public copy's bytes. */
+  read(): Promise<Uint8Array>;
+  /** An image's public copy as a JPEG within `maxBytes`, longest side at most `maxSide`;
+   * null when it cannot fit (or is not an image). */
+  fit(maxBytes: number, maxSide: number): Promise<{ bytes: Uint8Array; width: number; height: number } | null>;
+}
+
+/** What a connector keeps between deliveries (a session), stored sealed like the secrets. */
+export interface ConnectorState {
+  /** As saved last, or null. */
+  readonly value: string | null;
+  save(value: string | null): Promise<void>;
+}
+
+/** What every call to a connector gets: the service's settings and the means to reach it. */
+export interface ServiceContext {
+  serviceId: string;
   /** The non-secret configuration, as validated by `configSchema`. */
   config: Readonly<Record<string, string>>;
   /** The secret fields, decrypted. Never logged. */
   secrets: Readonly<Record<string, string>>;
-  /** Stable across every attempt of one delivery, so the target can de-duplicate
-   * (`webhook-id`, `Idempotency-Key`). */
-  deliveryId: string;
+  state: ConnectorState;
   outbound: Outbound;
   /** Milliseconds since the epoch; injectable for tests. */
   now: () => number;
 }
 
+export interface PublishRequest extends ServiceContext {
+  post: OutgoingPost;
+  /** The post's public media, in the post's order. */
+  media: readonly OutgoingMedium[];
+  /** The post's public page (`/@<username>/<id>`): where a shortened text links to. */
+  pageUrl: string;
+  /** Stable across every attempt of one delivery, so the target can de-duplicate
+   * (`webhook-id`, `Idempotency-Key`). */
+  deliveryId: string;
+}
+
 export interface PublishResult {
   /** Where the target put the post, when it says. */
   remoteUrl: string | null;
+  /** The target's own id for it (a Bluesky at:// URI, a Mastodon status id), when it has one. */
+  remoteId?: string | null;
+}
+
+/** The answer of `POST /services/<id>/test` (docs/api.md "Services and groups"). */
+export interface TestResult {
+  /** The target accepted the test (a 2xx, or valid credentials). */
+  ok: boolean;
+  /** The target's HTTP status; null when it could not be reached. */
+  status: number | null;
+  /** A short excerpt of the target's answer, or what went wrong. */
+  detail: string;
 }
 
 export interface Connector {
@@ -59,6 +109,9 @@ export interface Connector {
   ingest?: Ingest;
   /** Brings posts in on a schedule (src/services/polling/). Absent: the type polls nothing. */
   poll?: Poller;
+  /** Checks the connection: a test event, or the credentials where the protocol allows. Absent:
+   * the type has no test. */
+  test?(context: ServiceContext & { testId: string }): Promise<TestResult>;
 }
 
 /** A failed delivery attempt; `permanent` ones are not retried. */
@@ -84,3 +137,18 @@ export async function httpFailure(response: { status: number; text(): Promise<st
 
 /** A URL field of a connector's config: http(s) only (the outbound guard checks the address). */
 export const HTTP_URL_PATTERN = '^https?://[^\\s/?#]+[^\\s]*$';
+
+/** At most `max` characters of a target's answer, on one line, for a test result or an error. */
+export function excerpt(text: string, max = 200): string {
+  return text.replace(/\s+/g, ' ').trim().slice(0, max);
+}
+
+/** Where a test could not reach the target: the reason, never the secrets in a URL. */
+export function unreachable(error: unknown): TestResult {
+  const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : '';
+  return {
+    ok: false,
+    status: null,
+    detail: excerpt(`${error instanceof Error ? error.message : String(error)}${cause}`),
+  };
+}

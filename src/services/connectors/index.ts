@@ -1,4 +1,5 @@
 // The registry: every service type and its connector. A new type is one file and one line.
+import { bluesky } from './bluesky.ts';
 import type { Connector } from './connector.ts';
 import { feed } from './feed.ts';
 import { gpslogger } from './gpslogger.ts';
@@ -9,13 +10,23 @@ import { overland } from './overland.ts';
 import { owntracks } from './owntracks.ts';
 import { webhook } from './webhook.ts';
 
-export const SERVICE_TYPES = ['webhook', 'mastodon', 'micropub', 'feed', 'owntracks', 'overland', 'gpslogger'] as const;
+export const SERVICE_TYPES = [
+  'webhook',
+  'mastodon',
+  'micropub',
+  'bluesky',
+  'feed',
+  'owntracks',
+  'overland',
+  'gpslogger',
+] as const;
 export type ServiceType = (typeof SERVICE_TYPES)[number];
 
 export const connectors = {
   webhook,
   mastodon: withImport(mastodon),
   micropub,
+  bluesky,
   feed,
   owntracks,
   overland,

@@ -1,10 +1,12 @@
 // webhook: POSTs each post as JSON, signed per the Standard Webhooks specification
 // (standardwebhooks.com): headers `webhook-id`, `webhook-timestamp`, `webhook-signature`.
 // The spec: "webhook-id: the unique message identifier ... the same when a message is retried",
-// so the id is the delivery's id and a receiver can drop a repeat.
+// so the id is the delivery's id and a receiver can drop a repeat. The post's public media go
+// as the URLs of their public copies (docs/api.md "Services and groups"), never as files.
 import { Webhook } from 'standardwebhooks';
 import { Type } from 'typebox';
-import { HTTP_URL_PATTERN, httpFailure, type Connector } from './connector.ts';
+import type { Outbound } from '../../lib/ssrf.ts';
+import { HTTP_URL_PATTERN, excerpt, httpFailure, unreachable, type Connector } from './connector.ts';
 
 export const webhook: Connector = {
   description: 'POSTs each post as JSON to a URL, signed per the Standard Webhooks specification.',
@@ -22,25 +24,53 @@ export const webhook: Connector = {
   ),
   secretFields: ['secret'],
 
-  async publish({ post, config, secrets, deliveryId, outbound, now }) {
+  async publish({ post, media, config, secrets, deliveryId, outbound, now }) {
     const url = config.url ?? '';
-    const sentAt = new Date(now());
-    // The payload shape the spec recommends: {type, timestamp, data}.
-    const body = JSON.stringify({ type: 'post.created', timestamp: sentAt.toISOString(), data: post });
-    const signature = new Webhook(secrets.secret ?? '').sign(deliveryId, sentAt, body);
-    const response = await outbound.request(url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'webhook-id': deliveryId,
-        'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
-        'webhook-signature': signature,
-      },
-      body,
-    });
+    const data = {
+      ...post,
+      media_ids: media.map((medium) => medium.id),
+      media: media.map(({ id, kind, mime_type, url: file, caption, width, height }) => ({
+        id,
+        kind,
+        mime_type,
+        url: file,
+        caption,
+        width,
+        height,
+      })),
+    };
+    const response = await send(outbound, url, secrets.secret ?? '', deliveryId, now(), 'post.created', data);
     if (!response.ok) throw await httpFailure(response, url);
     await response.body?.cancel();
     const location = response.headers.get('location');
     return { remoteUrl: location ? new URL(location, url).href : null };
   },
+
+  async test({ serviceId, config, secrets, outbound, now, testId }) {
+    const data = { service_id: serviceId, message: 'A test event from Waypost: the URL and the secret work.' };
+    try {
+      const response = await send(outbound, config.url ?? '', secrets.secret ?? '', testId, now(), 'test', data);
+      const body = await response.text().catch(() => '');
+      return { ok: response.ok, status: response.status, detail: excerpt(body) };
+    } catch (error) {
+      return unreachable(error);
+    }
+  },
 };
+
+/** One signed event. The payload has the shape the spec recommends: {type, timestamp, data}. */
+function send(outbound: Outbound, url: string, secret: string, id: string, at: number, type: string, data: unknown) {
+  const sentAt = new Date(at);
+  const body = JSON.stringify({ type, timestamp: sentAt.toISOString(), data });
+  const signature = new Webhook(secret).sign(id, sentAt, body);
+  return outbound.request(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'webhook-id': id,
+      'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
+      'webhook-signature': signature,
+    },
+    body,
+  });
+}

@@ -1,0 +1,185 @@
+// Loopback servers that speak the protocols posts are published over, as their specifications
+// define them: each checks what it is sent (paths, methods, auth, required fields, upload
+// bodies) and refuses what the real server would refuse, so a connector that strays fails.
+import type { ServerResponse } from 'node:http';
+import { startReceiver, type Received, type Receiver } from './receivers.ts';
+
+export interface Upload {
+  filename: string;
+  type: string;
+  bytes: Buffer;
+  fields: Record<string, string>;
+}
+
+/** Reads a multipart/form-data body with the platform's own parser (as a server framework would). */
+export async function readMultipart(request: Received): Promise<Upload | null> {
+  const type = request.headers['content-type'] ?? '';
+  if (!type.startsWith('multipart/form-data')) return null;
+  const form = await new Request('http://x/', {
+    method: 'POST',
+    headers: { 'content-type': type },
+    body: new Uint8Array(request.raw),
+  }).formData();
+  const file = form.get('file');
+  if (!(file instanceof File)) return null;
+  const fields: Record<string, string> = {};
+  for (const [name, value] of form) if (typeof value === 'string') fields[name] = value;
+  return { filename: file.name, type: file.type, bytes: Buffer.from(await file.arrayBuffer()), fields };
+}
+
+function json(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
+  response.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
+}
+
+// Mastodon (docs.joinmastodon.org/methods/): instance, media (v2 upload, v1 polling), statuses,
+// verify_credentials. Text length by its rule: links count as `characters_reserved_per_url`.
+export interface FakeMastodon {
+  receiver: Receiver;
+  url: string;
+  uploads: (Upload & { id: string; description: string | undefined })[];
+  statuses: Record<string, unknown>[];
+  /** GET /api/v1/media/:id answers 206 this many times per medium before 200. */
+  processingPolls: number;
+  maxCharacters: number;
+  close(): Promise<void>;
+}
+
+export async function startMastodon(token: string, options: { maxCharacters?: number } = {}): Promise<FakeMastodon> {
+  const receiver = await startReceiver();
+  const polls = new Map<string, number>();
+  const fake: FakeMastodon = {
+    receiver,
+    url: receiver.url,
+    uploads: [],
+    statuses: [],
+    processingPolls: 1,
+    maxCharacters: options.maxCharacters ?? 500,
+    close: () => receiver.close(),
+  };
+  const length = (text: string) => [...text.replace(/https?:\/\/[^\s]+/g, 'x'.repeat(23))].length;
+  receiver.answer = (request, response) => {
+    void (async () => {
+      const path = request.path;
+      if (request.method === 'GET' && path === '/api/v2/instance') {
+        return json(response, 200, {
+          domain: '127.0.0.1',
+          configuration: {
+            statuses: { max_characters: fake.maxCharacters, max_media_attachments: 4, characters_reserved_per_url: 23 },
+          },
+        });
+      }
+      if (request.headers.authorization !== `Bearer ${token}`) {
+        return json(response, 401, { error: 'The access token is invalid' });
+      }
+      if (request.method === 'GET' && path === '/api/v1/accounts/verify_credentials') {
+        return json(response, 200, { id: '1', username: 'alice', acct: 'alice' });
+      }
+      if (request.method === 'POST' && path === '/api/v2/media') {
+        const upload = await readMultipart(request);
+        if (!upload) return json(response, 422, { error: 'Validation failed: File must be a file' });
+        const id = String(100 + fake.uploads.length);
+        fake.uploads.push({ ...upload, id, description: upload.fields.description });
+        polls.set(id, fake.processingPolls);
+        const processing = fake.processingPolls > 0;
+        return json(response, processing ? 202 : 200, {
+          id,
+          type: upload.type.split('/')[0],
+          url: processing ? null : `${receiver.url}/files/${id}`,
+          description: upload.fields.description ?? null,
+        });
+      }
+      const media = /^\/api\/v1\/media\/(\w+)$/.exec(path);
+      if (request.method === 'GET' && media) {
+        const left = polls.get(media[1] ?? '');
+        if (left === undefined) return json(response, 404, { error: 'Record not found' });
+        polls.set(media[1] ?? '', left - 1);
+        return json(response, left > 0 ? 206 : 200, { id: media[1], url: left > 0 ? null : `${receiver.url}/f` });
+      }
+      if (request.method === 'POST' && path === '/api/v1/statuses') {
+        if (!request.headers['idempotency-key']) return json(response, 400, { error: 'no Idempotency-Key' });
+        const body = JSON.parse(request.body) as { status?: string; media_ids?: string[]; visibility?: string };
+        const mediaIds = body.media_ids ?? [];
+        if (!body.status && mediaIds.length === 0)
+          return json(response, 422, { error: "Validation failed: Text can't be blank" });
+        if (body.status && length(body.status) > fake.maxCharacters) {
+          return json(response, 422, {
+            error: `Validation failed: Text character limit of ${fake.maxCharacters} exceeded`,
+          });
+        }
+        if (mediaIds.some((id) => (polls.get(id) ?? 1) > 0)) {
+          return json(response, 422, {
+            error: 'Cannot attach files that have not finished processing. Try again in a moment!',
+          });
+        }
+        fake.statuses.push(body);
+        const id = String(1000 + fake.statuses.length);
+        return json(response, 200, {
+          id,
+          uri: `${receiver.url}/users/alice/statuses/${id}`,
+          url: `${receiver.url}/@alice/${id}`,
+        });
+      }
+      return json(response, 404, { error: 'Record not found' });
+    })();
+  };
+  return fake;
+}
+
+// Micropub (www.w3.org/TR/micropub/): `q=config` naming a media endpoint or not, the media
+// endpoint (multipart `file`, 201 with Location), and create in form or JSON syntax.
+export interface FakeMicropub {
+  receiver: Receiver;
+  endpoint: string;
+  files: Upload[];
+  /** Each create, as its syntax gave it: form fields (repeated ones as arrays) or the JSON object. */
+  entries: { syntax: 'form' | 'json'; body: unknown }[];
+  close(): Promise<void>;
+}
+
+export async function startMicropub(token: string, options: { mediaEndpoint: boolean }): Promise<FakeMicropub> {
+  const receiver = await startReceiver();
+  const fake: FakeMicropub = {
+    receiver,
+    endpoint: `${receiver.url}/micropub`,
+    files: [],
+    entries: [],
+    close: () => receiver.close(),
+  };
+  receiver.answer = (request, response) => {
+    void (async () => {
+      if (request.headers.authorization !== `Bearer ${token}`) {
+        return json(response, 401, { error: 'unauthorized' });
+      }
+      if (request.method === 'GET' && request.path === '/micropub?q=config') {
+        return json(response, 200, options.mediaEndpoint ? { 'media-endpoint': `${receiver.url}/media` } : {});
+      }
+      if (request.method === 'POST' && request.path === '/media' && options.mediaEndpoint) {
+        const upload = await readMultipart(request);
+        if (!upload) return json(response, 400, { error: 'invalid_request' });
+        fake.files.push(upload);
+        return response.writeHead(201, { location: `/files/${fake.files.length}` }).end();
+      }
+      if (request.method === 'POST' && request.path === '/micropub') {
+        const type = request.headers['content-type'] ?? '';
+        if (type === 'application/json') {
+          const body = JSON.parse(request.body) as { type?: unknown; properties?: unknown };
+          if (!Array.isArray(body.type) || typeof body.properties !== 'object') {
+            return json(response, 400, { error: 'invalid_request' });
+          }
+          fake.entries.push({ syntax: 'json', body });
+        } else if (type === 'application/x-www-form-urlencoded') {
+          const form: Record<string, string | string[]> = {};
+          for (const [name, value] of new URLSearchParams(request.body)) {
+            const existing = form[name];
+            form[name] = existing === undefined ? value : [existing, value].flat();
+          }
+          if (form.h !== 'entry') return json(response, 400, { error: 'invalid_request' });
+          fake.entries.push({ syntax: 'form', body: form });
+        } else return json(response, 415, { error: 'invalid_request' });
+        return response.writeHead(201, { location: `/entries/${fake.entries.length}` }).end();
+      }
+      return json(response, 404, { error: 'not_found' });
+    })();
+  };
+  return fake;
+}
