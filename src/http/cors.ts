@@ -1,13 +1,13 @@
-// CORS for browser apps on other origins. The API authenticates only with
-// bearer tokens and never reads cookies, and CORS here never allows credentials, so opening it
-// to every origin exposes nothing a cross-site page could not already do without a token.
+// CORS for browser apps on other origins. CORS here never allows credentials, and the session
+// cookie counts only for same-origin requests (docs/oauth.md "The web app's own access"), so
+// opening it to every origin exposes nothing a cross-site page could not already do without a token.
 // oidc-provider answers CORS for /oauth/token and /oauth/revoke itself, per client (the origins
 // of a public client's redirect URIs); the people's pages get no CORS at all.
 import cors from '@fastify/cors';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 
-const NO_CORS = /^\/(?:oauth\/|account(?:\/|$)|setup(?:\/|$)|register(?:\/|$)|$|\?)/;
+const NO_CORS = /^\/(?:oauth\/|account(?:\/|$)|app\/|setup(?:\/|$)|register(?:\/|$)|$|\?)/;
 
 async function corsPlugin(app: FastifyInstance) {
   await app.register(cors, {
