@@ -55,11 +55,13 @@ function loadAssets(): { version: string; files: Map<string, Asset> } {
   return { version: digest.digest('base64url').slice(0, 12), files };
 }
 
-const ASSETS = loadAssets();
+/** Read when first asked for, so commands that never serve a page (the CLI) skip the work. */
+let loaded: ReturnType<typeof loadAssets> | undefined;
+const assets = () => (loaded ??= loadAssets());
 
 /** Where an asset is served: under the version of all of them, so a new release is a new URL. */
 export function assetUrl(name: string): string {
-  return `/assets/public/${ASSETS.version}/${name}`;
+  return `/assets/public/${assets().version}/${name}`;
 }
 
 /**
@@ -92,8 +94,8 @@ export async function publicAssetsRoutes(app: FastifyInstance, { config }: { con
     '/assets/public/:version/:name',
     { schema: { hide: true } },
     async (request, reply) => {
-      const asset = ASSETS.files.get(request.params.name);
-      if (!asset || request.params.version !== ASSETS.version) {
+      const asset = assets().files.get(request.params.name);
+      if (!asset || request.params.version !== assets().version) {
         return sendProblem(reply, nothingHere(request));
       }
       const gzip = /\bgzip\b/.test(String(request.headers['accept-encoding'] ?? ''));
