@@ -28,6 +28,9 @@ export const SettingsRecord = Type.Object({
   public_location_precision_m: Type.Integer({ minimum: 0, maximum: PRECISION_MAX_M }),
   display_name: Type.String({ minLength: 1, maxLength: DISPLAY_NAME_MAX }),
   bio: Type.String({ maxLength: BIO_MAX }),
+  privacy_zones: Type.Optional(
+    Type.Array(Type.Object({ name: Type.String(), lat: Lat, lon: Lon, radius_m: Type.Number() }), { maxItems: 100 }),
+  ),
 });
 
 export const ServiceRecord = Type.Object({
@@ -35,7 +38,11 @@ export const ServiceRecord = Type.Object({
   type: Type.Union(SERVICE_TYPES.map((type) => Type.Literal(type))),
   name: Type.String({ minLength: 1, maxLength: 100 }),
   enabled: Type.Boolean(),
-  config: Type.Record(Type.String({ maxLength: 100 }), Type.String({ maxLength: 4096 }), { maxProperties: 50 }),
+  config: Type.Record(
+    Type.String({ maxLength: 100 }),
+    Type.Union([Type.String({ maxLength: 4096 }), Type.Number(), Type.Boolean()]),
+    { maxProperties: 50 },
+  ),
   status: Type.Union([Type.Literal('ok'), Type.Literal('error')]),
   last_error: Nullable(Type.String({ maxLength: 4096 })),
   created_at: Seconds,
@@ -92,6 +99,7 @@ export const DeliveryRecord = Type.Object({
   status: Type.Union(['pending', 'delivered', 'failed', 'cancelled'].map((s) => Type.Literal(s))),
   attempts: Type.Integer({ minimum: 0, maximum: 1000 }),
   remote_url: Nullable(Type.String({ maxLength: 4096 })),
+  remote_id: Type.Optional(Nullable(Type.String({ maxLength: 4096 }))),
   last_error: Nullable(Type.String({ maxLength: 4096 })),
   updated_at: Seconds,
 });

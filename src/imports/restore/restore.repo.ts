@@ -1,6 +1,7 @@
 // The SQL of a restore: who holds the ids an archive names, and the inserts of what it brings
 // back (rows as the API's own writes make them; triggers keep counters and history).
 import type { Db } from '../../db/database.ts';
+import { hideRulesForWrite } from '../../privacy/places.ts';
 import type { DeliveriesTable, LocationsTable } from '../../db/schema.ts';
 
 /** Tables whose rows keep their ids across a restore. */
@@ -38,14 +39,23 @@ export async function ownIds(
   return new Set(rows.map((row) => row.id));
 }
 
-/** Inserts points; one already stored at the same time and place is passed over. Returns how many were new. */
-export async function insertLocations(db: Db, rows: LocationsTable[]): Promise<number> {
+/**
+ * Inserts points; one already stored at the same time and place is passed over. Returns how many
+ * were new. Inside a transaction: each point's `hidden` flag comes from its owner's privacy zones
+ * as they are in that transaction (docs/privacy.md), as for every other way points get in.
+ */
+export async function insertLocations(trx: Db, rows: LocationsTable[]): Promise<number> {
   if (rows.length === 0) return 0;
+  const rules = await hideRulesForWrite(
+    trx,
+    rows.map((row) => row.user_id),
+  );
+  const flagged = rows.map((row) => ({ ...row, hidden: rules.get(row.user_id)?.(row.lat, row.lon) ? 1 : 0 }));
   let inserted = 0;
-  for (let start = 0; start < rows.length; start += 500) {
-    const result = await db
+  for (let start = 0; start < flagged.length; start += 500) {
+    const result = await trx
       .insertInto('locations')
-      .values(rows.slice(start, start + 500))
+      .values(flagged.slice(start, start + 500))
       .onConflict((oc) => oc.columns(['user_id', 'time', 'lat', 'lon']).doNothing())
       .executeTakeFirst();
     inserted += Number(result.numInsertedOrUpdatedRows ?? 0n);

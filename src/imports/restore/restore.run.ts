@@ -772,6 +772,7 @@ async function restorePosts(
             status: pending ? ('cancelled' as const) : delivery.status,
             attempts: delivery.attempts,
             remote_url: delivery.remote_url,
+            remote_id: delivery.remote_id ?? null,
             last_error: pending ? 'not sent: the post was restored from an export' : delivery.last_error,
             created_at: updatedAt,
             updated_at: updatedAt,

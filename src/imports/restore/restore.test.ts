@@ -116,6 +116,9 @@ async function seed(): Promise<void> {
     default_scopes: { posts: 'private' },
     display_name: 'Mover Again',
     bio: 'moved here',
+    // Around the first public point: strangers (and the public collections) must not see it on
+    // the target either (docs/privacy.md).
+    privacy_zones: [{ name: 'home', lat: 52.52, lon: 13.405, radius_m: 300 }],
   });
   const files = await Promise.all(
     ['#102030', '#405060'].map((colour) =>
@@ -151,6 +154,7 @@ async function seed(): Promise<void> {
       status: 'delivered',
       attempts: 1,
       remote_url: 'https://hook.example/posts/1',
+      remote_id: 'at://did:plc:mover/app.bsky.feed.post/3k',
       updated_at: 1_700_000_000_000,
     })
     .where('post_id', '=', shared.id)
@@ -365,6 +369,7 @@ describe('restoring an export', () => {
         status: 'delivered',
         attempts: 1,
         remote_url: 'https://hook.example/posts/1',
+        remote_id: 'at://did:plc:mover/app.bsky.feed.post/3k',
         last_error: null,
         updated_at: 1_700_000_000,
       },
