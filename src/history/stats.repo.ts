@@ -89,15 +89,36 @@ async function recompute(db: Db, userId: string, start: number, endBefore: numbe
     await db
       .insertInto('location_buckets')
       .values(rows.slice(i, i + 500))
+      // Another refresh may have written the same quarter hour since this one's delete (two
+      // refreshes of one person at once): both counted the same committed points.
+      .onConflict((conflict) => conflict.columns(['user_id', 'bucket']).doUpdateSet(REPLACE_BUCKET))
       .execute();
   }
 }
 
+const REPLACE_BUCKET = Object.fromEntries(
+  (
+    [
+      'points',
+      'distance_m',
+      'min_lat',
+      'max_lat',
+      'min_lon',
+      'max_lon',
+      'min_lon360',
+      'max_lon360',
+      'last_time',
+      'last_lat',
+      'last_lon',
+    ] as const
+  ).map((column) => [column, sql.ref(`excluded.${column}`)]),
+);
+
 /**
  * Brings a person's quarter hours up to date with their rows; returns how many were dirty.
  * `afterRun` is called between transactions (the import job renews its lease there). Two
- * refreshes at once (a request, and the worker after an import) queue on the dirty marks'
- * row locks, so the second recomputes from what the first committed.
+ * refreshes at once (a request, and the worker after an import) may write the same quarter
+ * hours: the later write replaces the earlier, both counted from committed points.
  */
 export async function refreshBuckets(db: Db, userId: string, afterRun?: () => Promise<unknown>): Promise<number> {
   const marks = await db
