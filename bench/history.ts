@@ -7,6 +7,7 @@
 //     quarter-hour aggregates up to date after seeding);
 //   a streamed GeoJSON download of every point: points/s, time to first byte and the server's
 //     peak RSS growth; baseline: a bare better-sqlite3 iterate of the same rows.
+// BENCH_PROFILE=1 writes a CPU profile of the server to .tmp/.
 // The server runs in its own process (bench/server.ts); its RSS is read from /proc.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -102,10 +103,16 @@ function seed(path: string, count: number, existing?: string): { userId: string;
 }
 
 async function startServer(path: string, userId: string): Promise<{ port: number; token: string; pid: number }> {
-  const child = spawn(process.execPath, [join(import.meta.dirname, 'server.ts'), path, join(work, 'data')], {
-    env: { ...process.env, BENCH_TOKEN_USER: userId, BENCH_TOKEN_PERMISSIONS: 'get_private_scope' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  // BENCH_PROFILE=1 writes a CPU profile of the server to .tmp/ (as bench/requests.ts does).
+  const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${join(process.cwd(), '.tmp')}`] : [];
+  const child = spawn(
+    process.execPath,
+    [...profile, join(import.meta.dirname, 'server.ts'), path, join(work, 'data')],
+    {
+      env: { ...process.env, BENCH_TOKEN_USER: userId, BENCH_TOKEN_PERMISSIONS: 'get_private_scope' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   children.push(child);
   child.on('exit', (code, signal) => {
     if (!stopping) log(`the server exited: code ${code}, signal ${signal}`);

@@ -12,7 +12,7 @@ import { insertItems } from '../../test/items.ts';
 import { tokenFor } from '../../test/tokens.ts';
 import { toGeoJson } from '../locations/locations.formats.ts';
 import { roundPoint } from '../privacy/precision.ts';
-import { featureJson } from './downloads.ts';
+import { geojsonSeq } from './downloads.ts';
 
 let t: TestApp;
 let user: Awaited<ReturnType<typeof createTestUser>>;
@@ -60,7 +60,7 @@ describe('all=true downloads', () => {
     );
   });
 
-  it('write each Feature as JSON.stringify writes the GeoJSON page representation', () => {
+  it('write each Feature as the GeoJSON page representation does, altitude last in the coordinates', () => {
     const point = {
       id: 'x"1',
       username: 'mover',
@@ -75,10 +75,14 @@ describe('all=true downloads', () => {
       source: 'a "tracker"\n',
       created_at: 2,
     };
-    for (const alt of [null, 34.5]) {
-      const feature = toGeoJson([{ ...point, alt }]).features[0]!;
-      expect(featureJson({ ...point, alt })).toBe(JSON.stringify(feature));
-    }
+    const properties =
+      '"properties":{"id":"x\\"1","username":"mover","scope":"public","time":1.5,"accuracy":5,"speed":null,' +
+      '"heading":90,"source":"a \\"tracker\\"\\n","created_at":2,';
+    expect(geojsonSeq([point, { ...point, alt: 34.5 }])).toBe(
+      `\x1e{"type":"Feature","id":"x\\"1","geometry":{"type":"Point","coordinates":[2e-7,-1.25]},${properties}"alt":null}}\n` +
+        `\x1e{"type":"Feature","id":"x\\"1","geometry":{"type":"Point","coordinates":[2e-7,-1.25,34.5]},${properties}"alt":34.5}}\n`,
+    );
+    expect(JSON.stringify(toGeoJson([point]).features[0])).toBe(geojsonSeq([point]).slice(1, -1));
   });
 
   it('as GPX, read by @tmcw/togeojson', async () => {

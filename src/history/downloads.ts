@@ -8,8 +8,13 @@ import { badRequest } from '../http/errors.ts';
 import { toPageQuery } from '../items/items.logic.ts';
 import type { ListContext } from '../items/kinds.ts';
 import { toLocation, type Location, type LocationsParams } from '../locations/locations.logic.ts';
+import type { LocationRow } from '../locations/locations.repo.ts';
 import { EXACT_PLACES, publicPlacesOf } from '../privacy/places.ts';
 import { eachBatch } from './points.repo.ts';
+
+async function* mapBatches<T, U>(batches: AsyncIterable<T>, map: (batch: T) => U): AsyncGenerator<U> {
+  for await (const batch of batches) yield map(batch);
+}
 
 /** Rows per query. */
 const DOWNLOAD_BATCH = 1000;
@@ -66,10 +71,18 @@ const CSV_COLUMNS = [
   'created_at',
 ] as const;
 
+/**
+ * A finite number as text, as String() writes it. JSON.stringify writes it without the
+ * number-to-string cache that String() and template literals fill, whose strings outlive the
+ * young generation (see toFeature).
+ */
+const numberText = (value: number) => JSON.stringify(value);
+
 /** RFC 4180: a field with a comma, quote or line break is quoted, quotes doubled. */
 function csvField(value: string | number | null): string {
   if (value === null) return '';
-  const text = String(value);
+  if (typeof value === 'number') return numberText(value);
+  const text = value;
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
@@ -84,45 +97,55 @@ export function csvRows(points: Location[]): string {
 export const CSV_HEADER = CSV_COLUMNS.join(',') + '\r\n';
 
 /**
- * One Feature as JSON text, equal to `JSON.stringify` of the feature src/locations/locations.formats.ts
- * `toGeoJson` makes (a test compares them), written out directly: a download writes millions.
+ * A point as a GeoJSON Feature (RFC 7946 3.2): longitude, latitude, then altitude when there is
+ * one; the point's other fields are the properties. Downloads write millions of these with
+ * JSON.stringify, which writes numbers straight into its output: building the text by hand
+ * turned every coordinate into a string of its own that outlived the young generation (V8 keeps
+ * recent number-to-string results), and grew the server's heap by 150 MB over a million points.
  */
-export function featureJson(p: Location): string {
-  const coordinates = p.alt === null ? `[${p.lon},${p.lat}]` : `[${p.lon},${p.lat},${p.alt}]`;
-  const id = JSON.stringify(p.id);
-  return (
-    `{"type":"Feature","id":${id},"geometry":{"type":"Point","coordinates":${coordinates}},"properties":{` +
-    `"id":${id},"username":${JSON.stringify(p.username)},"scope":"${p.scope}","time":${p.time},` +
-    `"accuracy":${p.accuracy},"speed":${p.speed},"heading":${p.heading},"source":${JSON.stringify(p.source)},` +
-    `"created_at":${p.created_at},"alt":${p.alt}}}`
-  );
+export function toFeature(p: Location) {
+  return {
+    type: 'Feature' as const,
+    id: p.id,
+    geometry: { type: 'Point' as const, coordinates: p.alt === null ? [p.lon, p.lat] : [p.lon, p.lat, p.alt] },
+    properties: {
+      id: p.id,
+      username: p.username,
+      scope: p.scope,
+      time: p.time,
+      accuracy: p.accuracy,
+      speed: p.speed,
+      heading: p.heading,
+      source: p.source,
+      created_at: p.created_at,
+      alt: p.alt,
+    },
+  };
 }
 
 /** RFC 8142: every record is RS, a JSON text, LF. */
 export function geojsonSeq(points: Location[]): string {
-  return points.map((point) => `\x1e${featureJson(point)}\n`).join('');
+  return points.map((point) => `\x1e${JSON.stringify(toFeature(point))}\n`).join('');
 }
 
 const escapeXml = (text: string) =>
   text.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!);
 
 function writer(format: DownloadFormat, title: string): Writer {
-  const joined = (items: string[], first: boolean) => (items.length === 0 ? '' : (first ? '' : ',') + items.join(','));
+  // A batch of an array's elements: the array's JSON without its brackets, after a comma but first.
+  const elements = (items: unknown[], first: boolean) =>
+    items.length === 0 ? '' : (first ? '' : ',') + JSON.stringify(items).slice(1, -1);
   switch (format) {
     case 'json':
       return {
         head: '[',
-        batch: (points, first) =>
-          joined(
-            points.map((p) => JSON.stringify(p)),
-            first,
-          ),
+        batch: elements,
         tail: ']',
       };
     case 'geojson':
       return {
         head: '{"type":"FeatureCollection","features":[',
-        batch: (points, first) => joined(points.map(featureJson), first),
+        batch: (points, first) => elements(points.map(toFeature), first),
         tail: ']}',
       };
     case 'geojsonseq':
@@ -138,7 +161,8 @@ function writer(format: DownloadFormat, title: string): Writer {
           points
             .map(
               (p) =>
-                `<trkpt lat="${p.lat}" lon="${p.lon}">${p.alt === null ? '' : `<ele>${p.alt}</ele>`}` +
+                `<trkpt lat="${numberText(p.lat)}" lon="${numberText(p.lon)}">` +
+                (p.alt === null ? '' : `<ele>${numberText(p.alt)}</ele>`) +
                 `<time>${new Date(p.time * 1000).toISOString()}</time></trkpt>`,
             )
             .join(''),
@@ -180,16 +204,24 @@ export async function locationDownload(
   const { username } = ctx.owner;
   const out = writer(format, `${username}: ${ctx.scope} locations`);
   const query = { userId: ctx.owner.id, scope: ctx.scope, sinceMs, untilMs };
+  let first = true;
+  /** A batch's rows as chunks of text, written before any is sent, so the rows die young. */
+  const chunksOf = (rows: LocationRow[]) => {
+    const chunks: string[] = [];
+    for (let start = 0; start < rows.length; start += CHUNK_ROWS) {
+      chunks.push(
+        out.batch(
+          rows.slice(start, start + CHUNK_ROWS).map((row) => toLocation(row, username, places)),
+          first,
+        ),
+      );
+      first = false;
+    }
+    return chunks;
+  };
   async function* text() {
     yield out.head;
-    let first = true;
-    for await (const rows of eachBatch(db, query, DOWNLOAD_BATCH)) {
-      for (let start = 0; start < rows.length; start += CHUNK_ROWS) {
-        const points = rows.slice(start, start + CHUNK_ROWS).map((row) => toLocation(row, username, places));
-        yield out.batch(points, first);
-        first = false;
-      }
-    }
+    for await (const chunks of mapBatches(eachBatch(db, query, DOWNLOAD_BATCH), chunksOf)) yield* chunks;
     yield out.tail;
   }
   return {

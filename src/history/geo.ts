@@ -104,11 +104,35 @@ export function offsetMs(ms: number, timeZone: string): number {
   return wall - Math.floor(ms / 1000) * 1000;
 }
 
+/** The UTC instant of a wall-clock time, given the zone's offset at any instant. */
+function wallToUtc(wallMs: number, offsetAt: (ms: number) => number): number {
+  const first = wallMs - offsetAt(wallMs);
+  return wallMs - offsetAt(first);
+}
+
 /** The UTC instant of a wall-clock time in `timeZone` (the later one when it is ambiguous). */
 export function zonedToUtc(wallMs: number, timeZone: string): number {
-  const first = wallMs - offsetMs(wallMs, timeZone);
-  const second = wallMs - offsetMs(first, timeZone);
-  return second;
+  return wallToUtc(wallMs, (ms) => offsetMs(ms, timeZone));
+}
+
+export type OffsetSpans = { start: number; offset: number }[];
+
+/**
+ * zonedToUtc from a zone's spans (offsetSpans) instead of asking Intl: the same instant
+ * wherever the spans cover the wall time give or take a day.
+ */
+export function zonedToUtcIn(wallMs: number, spans: OffsetSpans): number {
+  const offsetAt = (ms: number) => {
+    let low = 0;
+    let high = spans.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >> 1;
+      if (spans[middle]!.start <= ms) low = middle;
+      else high = middle - 1;
+    }
+    return spans[low]!.offset;
+  };
+  return wallToUtc(wallMs, offsetAt);
 }
 
 /** Days since 1970-01-01 of a UTC instant's date in the zone. */
@@ -117,7 +141,7 @@ export function localDay(ms: number, timeZone: string): number {
 }
 
 /** Where the zone's offset stays constant within [start, end): the spans with their offset. */
-export function offsetSpans(startMs: number, endMs: number, timeZone: string): { start: number; offset: number }[] {
+export function offsetSpans(startMs: number, endMs: number, timeZone: string): OffsetSpans {
   const spans = [{ start: startMs, offset: offsetMs(startMs, timeZone) }];
   const step = 86_400_000;
   for (let at = startMs + step; at < endMs + step; at += step) {

@@ -40,9 +40,12 @@ export async function* eachBatch(db: Db, query: PointsQuery, batchRows = BATCH_R
     if (after) where.push(sql<SqlBool>`(time, id) > (${after.time}, ${after.id})`);
     const { rows } = await sql<LocationRow>`select * from locations where ${sql.join(where, sql` and `)}
       order by time, id limit ${batchRows}`.execute(db);
-    if (rows.length > 0) yield rows;
-    if (rows.length < batchRows) return;
-    const last = rows.at(-1)!;
+    const last = rows.at(-1);
+    const more = rows.length === batchRows;
+    // Nothing here refers to `rows` once it is handed out, so a consumer that drops it lets it
+    // go while this generator waits.
+    if (last) yield rows;
+    if (!more || !last) return;
     after = { time: last.time, id: last.id };
   }
 }

@@ -7,7 +7,7 @@ import { badRequest } from '../http/errors.ts';
 import { msToSeconds } from '../lib/time.ts';
 import { TIME_LIMIT_S } from '../items/items.schemas.ts';
 import { getSettings } from '../settings/settings.logic.ts';
-import { offsetSpans, zonedToUtc } from './geo.ts';
+import { offsetSpans, zonedToUtcIn, type OffsetSpans } from './geo.ts';
 import { BUCKET_MS, bucketSpan, refreshBuckets, sumDays, type DayRow } from './stats.repo.ts';
 
 export type GroupBy = 'day' | 'month' | 'year';
@@ -79,7 +79,7 @@ function bboxOf(rows: DayRow[]): [number, number, number, number] {
  * The zone's offsets over a range change only with the zone's rules (a new Node release), so
  * they are kept, by zone and whole days, for the process's life (at most SPANS_KEPT ranges).
  */
-const spansKept = new Map<string, ReturnType<typeof offsetSpans>>();
+const spansKept = new Map<string, OffsetSpans>();
 const SPANS_KEPT = 256;
 
 function cachedSpans(startMs: number, endMs: number, timezone: string) {
@@ -128,7 +128,13 @@ export async function locationStats(
   const result: Stats = { group_by: params.group_by, timezone, groups: [] };
   const span = await bucketSpan(db, userId, sinceMs, untilMs);
   if (!span) return result;
-  const spans = cachedSpans(span.first, span.last + BUCKET_MS, timezone);
+  // Spans over every period the data touches, a day beyond each end (no zone is a day off UTC),
+  // so the periods' bounds are read from them too.
+  const spans = cachedSpans(
+    periodOf(Math.floor(span.first / DAY_MS) - 1, params.group_by).startWall - DAY_MS,
+    periodOf(Math.floor(span.last / DAY_MS) + 1, params.group_by).endWall + DAY_MS,
+    timezone,
+  );
   const days = await sumDays(db, userId, sinceMs, untilMs, spans);
   const groups = new Map<string, { period: ReturnType<typeof periodOf>; rows: DayRow[] }>();
   for (const row of days) {
@@ -140,8 +146,8 @@ export async function locationStats(
   for (const { period, rows } of groups.values()) {
     result.groups.push({
       period: period.key,
-      start: msToSeconds(zonedToUtc(period.startWall, timezone)),
-      end: msToSeconds(zonedToUtc(period.endWall, timezone)),
+      start: msToSeconds(zonedToUtcIn(period.startWall, spans)),
+      end: msToSeconds(zonedToUtcIn(period.endWall, spans)),
       points: rows.reduce((sum, row) => sum + row.points, 0),
       distance_m: Math.round(rows.reduce((sum, row) => sum + row.distance_m, 0) * 10) / 10,
       days_with_data: rows.filter((row) => row.points > 0).length,

@@ -1,7 +1,7 @@
 // Other representations of a page of locations (docs/api.md "Collections"): GeoJSON (RFC 7946) and
 // GPX 1.1, chosen by `format` or by `Accept`.
 import { BaseBuilder, buildGPX } from 'gpx-builder';
-import { CSV_HEADER, csvRows, geojsonSeq, TYPES } from '../history/downloads.ts';
+import { CSV_HEADER, csvRows, geojsonSeq, toFeature, TYPES } from '../history/downloads.ts';
 import type { Rendered } from '../items/kinds.ts';
 import type { Location, LocationsParams } from './locations.logic.ts';
 
@@ -22,16 +22,7 @@ export function chosenFormat(
 
 /** A FeatureCollection of Point features; the object's other fields are the properties. */
 export function toGeoJson(points: Location[]) {
-  return {
-    type: 'FeatureCollection' as const,
-    features: points.map(({ lat, lon, alt, ...properties }) => ({
-      type: 'Feature' as const,
-      id: properties.id,
-      // RFC 7946 3.1.1: longitude, latitude, then altitude when there is one.
-      geometry: { type: 'Point' as const, coordinates: alt === null ? [lon, lat] : [lon, lat, alt] },
-      properties: { ...properties, alt },
-    })),
-  };
+  return { type: 'FeatureCollection' as const, features: points.map(toFeature) };
 }
 
 /** One GPX track segment, oldest point first as GPX readers expect. */
