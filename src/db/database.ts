@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
@@ -83,7 +84,43 @@ function openPostgres(url: string, options: DatabaseOptions): Database {
   // An idle client that loses its connection emits 'error' on the pool; without a listener
   // that would crash the process. The next query gets a fresh connection.
   pool.on('error', () => {});
+  pool.on('connect', withNamedStatements);
   return wrap(new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) }), 'postgres');
+}
+
+/** Statements kept prepared per connection, at most; others are parsed each time. */
+const NAMED_MAX = 1000;
+/** Statements with more parameters than this (bulk inserts, long lists) are not kept. */
+const NAMED_MAX_PARAMETERS = 100;
+const names = new Map<string, string>();
+
+/** The name a statement's text is kept prepared under, if it is one to keep. */
+function nameOf(text: string, parameters: number): string | undefined {
+  const known = names.get(text);
+  if (known !== undefined) return known;
+  if (parameters > NAMED_MAX_PARAMETERS || names.size >= NAMED_MAX) return undefined;
+  if (!/^\s*(select|insert|update|delete|with)\b/i.test(text)) return undefined;
+  const name = `w${createHash('sha256').update(text).digest('base64url').slice(0, 40)}`;
+  names.set(text, name);
+  return name;
+}
+
+/**
+ * PostgreSQL parses and analyses every unnamed statement anew, and Kysely sends every query
+ * unnamed. The same few shapes run on every request, so each connection keeps the data
+ * statements prepared under a name derived from their text (pg's named statements: the first
+ * use on a connection prepares, later ones only bind and execute). Schema changes (migrations,
+ * DDL) are never named, and run before the statements they would change are prepared.
+ */
+function withNamedStatements(client: pg.PoolClient): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  (client as { query: unknown }).query = (config: unknown, values?: unknown, callback?: unknown) => {
+    if (typeof config === 'string' && Array.isArray(values) && callback === undefined) {
+      const name = nameOf(config, values.length);
+      if (name !== undefined) return query({ name, text: config, values });
+    }
+    return callback === undefined ? query(config, values) : query(config, values, callback);
+  };
 }
 
 function wrap(db: Db, dialect: DialectName): Database {

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cliEnv, runCli } from '../../test/cli.ts';
 import { createTestDatabase, DIALECT, type TestDatabase } from '../../test/helpers.ts';
+import { openDatabase } from './database.ts';
 import { migrateToLatest } from './migrate.ts';
 import { migrations } from './migrations/index.ts';
 
@@ -32,6 +33,32 @@ describe(`migrations on ${DIALECT}`, () => {
     const { rows } = await sql<{ n: number }>`select count(*) as n from kysely_migration`.execute(test.database.db);
     expect(Number(rows[0]?.n)).toBe(Object.keys(migrations).length);
   });
+
+  if (DIALECT === 'postgres') {
+    it('keep data statements prepared per PostgreSQL connection, and never DDL or long parameter lists', async () => {
+      test = await createTestDatabase();
+      const single = openDatabase({ url: test.databaseUrl!, poolSize: 1 });
+      try {
+        const db = single.db;
+        for (const n of [1, 2])
+          expect((await sql<{ n: number }>`select ${n}::int as n`.execute(db)).rows).toEqual([{ n }]);
+        await sql`create table named_probe (x int)`.execute(db);
+        const many = Array.from({ length: 101 }, (_, i) => i);
+        await sql`select ${sql.join(many.map((i) => sql`${i}::int`))}`.execute(db);
+        const { rows } = await sql<{
+          name: string;
+          statement: string;
+        }>`select name, statement from pg_prepared_statements order by statement`.execute(db);
+        expect(rows.map((row) => row.statement)).toEqual([
+          'select $1::int as n',
+          'select name, statement from pg_prepared_statements order by statement',
+        ]);
+        expect(rows.every((row) => /^w[\w-]{40}$/.test(row.name))).toBe(true);
+      } finally {
+        await single.close();
+      }
+    });
+  }
 
   if (DIALECT === 'sqlite') {
     it('open SQLite with WAL, foreign keys and a busy timeout', async () => {
