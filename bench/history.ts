@@ -7,10 +7,11 @@
 //     quarter-hour aggregates up to date after seeding);
 //   a streamed GeoJSON download of every point: points/s, time to first byte and the server's
 //     peak RSS growth; baseline: a bare better-sqlite3 iterate of the same rows.
-// BENCH_PROFILE=1 writes a CPU profile of the server to .tmp/.
+// BENCH_PROFILE=1 writes a CPU profile of the server to .tmp/. BENCH_HISTORY_DB=<path> keeps the
+// seeded database there and reuses it in later runs.
 // The server runs in its own process (bench/server.ts); its RSS is read from /proc.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -141,9 +142,8 @@ function tileOf(lat: number, lon: number, z: number): [number, number] {
   return [Math.floor(mercatorX(lon) * n), Math.floor(mercatorY(lat) * n)];
 }
 
-async function main() {
-  const path = join(work, 'history.db');
-  log(`# Location history, ${POINTS.toLocaleString('en')} points, ${DAYS} days, SQLite, ${ROUNDS} rounds`);
+/** Seeds the history at `path` and moves it through the migrations; returns the person's id. */
+async function seedHistory(path: string): Promise<string> {
   // Seeded as an existing install would be: the rows first (without the triggers of 0012),
   // then migration 0012 backfills the cells and marks every quarter hour for the statistics.
   const before = openDatabase({ sqlitePath: path });
@@ -166,12 +166,32 @@ async function main() {
     `20,000 more points through the triggers: ${Math.round(20_000 / extra.seconds).toLocaleString('en')} points/s ` +
       `(without triggers above)`,
   );
+  return userId;
+}
+
+async function main() {
+  log(`# Location history, ${POINTS.toLocaleString('en')} points, ${DAYS} days, SQLite, ${ROUNDS} rounds`);
+  // BENCH_HISTORY_DB keeps the seeded database at that path, and a later run with the same
+  // path and BENCH_POINTS measures it again without seeding (ten million points take minutes).
+  const kept = process.env.BENCH_HISTORY_DB;
+  const path = kept ?? join(work, 'history.db');
+  let userId: string;
+  if (kept && existsSync(kept)) {
+    const db = new SQLite(kept, { readonly: true });
+    userId = (db.prepare("select id from users where username = 'traveller'").get() as { id: string }).id;
+    db.close();
+    log(`reusing the history seeded at ${kept}`);
+  } else {
+    userId = await seedHistory(path);
+  }
   const server = await startServer(path, userId);
   const base = `http://127.0.0.1:${server.port}`;
   const bare = new SQLite(path, { readonly: true });
 
   // The tiles: the home tile and the tiles of 20 points spread over the history, per zoom.
-  const sample = [...history(POINTS)].filter((_, i) => i % Math.floor(POINTS / 20) === 0);
+  const sample: { lat: number; lon: number }[] = [];
+  let index = 0;
+  for (const point of history(POINTS)) if (index++ % Math.floor(POINTS / 20) === 0) sample.push(point);
   const tileRows = bare.prepare(
     'select time, lat, lon from locations where user_id = ? and lat >= ? and lat <= ? and lon >= ? and lon <= ?',
   );
