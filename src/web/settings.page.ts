@@ -40,7 +40,7 @@ function zoneFields(zone: Zone, i: number): Html {
   const name = (field: string) => `privacy_zones.${i}.${field}`;
   return html`<li class="zone" data-zone>
     <fieldset>
-      <legend data-legend>Zone ${i + 1}</legend>
+      <legend data-legend>${zone.name || `Zone ${i + 1}`}</legend>
       <label data-for="name" for="${id('name')}">Name</label>
       <input
         data-field="name"
