@@ -130,6 +130,8 @@ if (form && list && template) {
     const button = form.querySelector('button[type="submit"]');
     button.disabled = true;
     clearErrors(form);
+    const status = form.querySelector('.notice[role="status"]');
+    if (status) status.textContent = '';
     // An empty field goes as null: the server names it, beside the field.
     const number = (field) => (field.value.trim() === '' ? null : Number(field.value));
     const body = {
