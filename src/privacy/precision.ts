@@ -2,38 +2,14 @@
 // Rounding to a fixed grid, not random jitter: the same point always gives the same answer, so
 // reading it many times and averaging recovers nothing.
 
-const METRES_PER_DEGREE = 111_320; // along a meridian, and along the equator
+// The grid itself is grid.js, plain JavaScript the Settings page's preview also runs in the browser.
+import { gridLatStep, gridLonStep } from './grid.js';
 
-const roundTo6 = (value: number) => Math.round(value * 1e6) / 1e6;
+export { gridLatStep, gridLonStep, roundPoint } from './grid.js';
 
 export interface GridStep {
   lat: number;
   lon: number;
-}
-
-/** The grid's rows: degrees of latitude between them. SQL uses this very number (src/locations/locations.repo.ts). */
-export function gridLatStep(precisionM: number): number {
-  return precisionM / METRES_PER_DEGREE;
-}
-
-/** The grid at a (rounded) latitude: longitude degrees shrink with cos(latitude). */
-export function gridLonStep(latStep: number, roundedLat: number): number {
-  const cos = Math.cos((roundedLat * Math.PI) / 180);
-  return cos * 360 <= latStep ? 360 : Math.min(360, latStep / cos);
-}
-
-/** The centre of the grid cell a point falls in, for a grid of about `precisionM` metres. */
-export function roundPoint(lat: number, lon: number, precisionM: number): { lat: number; lon: number } {
-  if (precisionM <= 0) return { lat, lon };
-  const latStep = gridLatStep(precisionM);
-  const roundedLat = Math.max(-90, Math.min(90, Math.round(lat / latStep) * latStep));
-  // The longitude grid is chosen by the rounded latitude, so every point of one cell row
-  // shares one grid: deterministic, whatever the exact latitude was.
-  const step = gridLonStep(latStep, roundedLat);
-  let roundedLon = Math.round(lon / step) * step;
-  if (roundedLon > 180) roundedLon -= 360;
-  if (roundedLon < -180) roundedLon += 360;
-  return { lat: roundTo6(roundedLat), lon: roundTo6(roundedLon) };
 }
 
 /**

@@ -46,6 +46,7 @@ export interface SettingsObject {
   default_scopes: { posts: Scope; media: Scope; locations: Scope };
   timezone: string;
   public_location_precision_m: number;
+  privacy_zones: { name: string; lat: number; lon: number; radius_m: number }[];
   display_name: string;
   bio: string;
 }

@@ -1,10 +1,22 @@
-// Settings: default scopes, time zone, public location precision (with what rounding does),
-// display name and bio; export and account deletion links.
+// Settings: default scopes, time zone, public location precision (with a map of what rounding
+// does to a point), privacy zones (edited on a map, or by their fields alone), display name and
+// bio; export and account deletion links. The maps: docs/maps.md "The Settings page".
 import { html, type Html } from '../account/html.ts';
+import {
+  ZONE_LAT_MAX,
+  ZONE_NAME_MAX,
+  ZONE_RADIUS_MAX_M,
+  ZONE_RADIUS_MIN_M,
+  ZONES_MAX,
+  type Zone,
+} from '../privacy/zones.ts';
 import type { Scope, SettingsObject } from './api-types.ts';
 import type { AppPage } from './page.ts';
+import { assetUrl, mapPolicy } from './public/assets.ts';
 
 const PRECISIONS = [0, 100, 500, 1000, 5000, 10000, 50000];
+/** The radius a zone placed on the map starts with. */
+const NEW_ZONE_RADIUS_M = 200;
 
 function scopeChoice(kind: 'posts' | 'media' | 'locations', current: Scope): Html {
   return html`<label for="scope-${kind}">New ${kind}</label>
@@ -19,17 +31,110 @@ function precisionLabel(m: number): string {
   return m >= 1000 ? `${m / 1000} km grid` : `${m} m grid`;
 }
 
+/**
+ * One zone's fields. The script renumbers ids and names (`privacy_zones.<i>.<field>`, the paths
+ * the API's errors name) when zones are added or deleted; `data-field` says which field is which.
+ */
+function zoneFields(zone: Zone, i: number): Html {
+  const id = (field: string) => `zone-${i}-${field}`;
+  const name = (field: string) => `privacy_zones.${i}.${field}`;
+  return html`<li class="zone" data-zone>
+    <fieldset>
+      <legend data-legend>${zone.name || `Zone ${i + 1}`}</legend>
+      <label data-for="name" for="${id('name')}">Name</label>
+      <input
+        data-field="name"
+        id="${id('name')}"
+        name="${name('name')}"
+        maxlength="${ZONE_NAME_MAX}"
+        value="${zone.name}"
+      />
+      <div class="row">
+        <div>
+          <label data-for="lat" for="${id('lat')}">Latitude</label>
+          <input
+            data-field="lat"
+            id="${id('lat')}"
+            name="${name('lat')}"
+            type="number"
+            step="any"
+            min="-${ZONE_LAT_MAX}"
+            max="${ZONE_LAT_MAX}"
+            value="${String(zone.lat)}"
+          />
+        </div>
+        <div>
+          <label data-for="lon" for="${id('lon')}">Longitude</label>
+          <input
+            data-field="lon"
+            id="${id('lon')}"
+            name="${name('lon')}"
+            type="number"
+            step="any"
+            min="-180"
+            max="180"
+            value="${String(zone.lon)}"
+          />
+        </div>
+      </div>
+      <label data-for="radius_m" for="${id('radius_m')}">Radius in metres</label>
+      <div class="radius">
+        <input
+          data-field="radius_range"
+          id="${id('radius_range')}"
+          type="range"
+          min="${ZONE_RADIUS_MIN_M}"
+          max="${ZONE_RADIUS_MAX_M}"
+          step="10"
+          value="${String(zone.radius_m)}"
+          aria-label="Radius in metres (slider)"
+        />
+        <input
+          data-field="radius_m"
+          id="${id('radius_m')}"
+          name="${name('radius_m')}"
+          type="number"
+          step="any"
+          min="${ZONE_RADIUS_MIN_M}"
+          max="${ZONE_RADIUS_MAX_M}"
+          value="${String(zone.radius_m)}"
+        />
+      </div>
+      <div class="zone-actions">
+        <button type="button" class="secondary small" data-move aria-pressed="false">Move on the map</button>
+        <button type="button" class="danger small" data-remove>Delete zone</button>
+      </div>
+    </fieldset>
+  </li>`;
+}
+
 export const settingsPage: AppPage = {
   path: '/app/settings',
   title: 'Settings',
   narrow: true,
+  styles: ['public.css'],
+  scripts: ['settings.js'],
   render: async (ctx) => {
+    // The maps need the map pages' policy (docs/maps.md); the page works without them.
+    void ctx.reply.headers(mapPolicy(ctx.config));
     const s = (await ctx.api<SettingsObject>('/settings')).data;
     const zones = Intl.supportedValuesOf('timeZone');
     if (!zones.includes(s.timezone)) zones.unshift(s.timezone);
     const precisions = PRECISIONS.includes(s.public_location_precision_m)
       ? PRECISIONS
       : [...PRECISIONS, s.public_location_precision_m].sort((a, b) => a - b);
+    // The person's own latest point, exact, as the precision preview's sample: this page is theirs alone.
+    const latest = await ctx.db
+      .selectFrom('locations')
+      .select(['lat', 'lon'])
+      .where('user_id', '=', ctx.viewer.id)
+      .orderBy('time', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    const basemap = JSON.stringify(ctx.config.mapStyle);
+    const first = s.privacy_zones[0];
+    const zonesCentre = first ?? latest;
+    const newZone: Zone = { name: '', lat: 0, lon: 0, radius_m: NEW_ZONE_RADIUS_M };
     const body = html`<h1>Settings</h1>
       <form data-api="POST /settings" data-done="Saved." class="card">
         <h2>Profile</h2>
@@ -66,7 +171,63 @@ export const settingsPage: AppPage = {
           everything nearby, so your street cannot be read from it. You always see your exact places. Private items are
           never shown to strangers at all.
         </span>
+        <div
+          class="map map-settings"
+          id="precision-map"
+          role="region"
+          aria-label="Map of how a point is rounded"
+          aria-describedby="precision-preview"
+          data-waypost-map
+          data-map-manual
+          data-basemap="${basemap}"
+          ${latest ? html`data-sample="${latest.lon},${latest.lat}" data-center="${latest.lon},${latest.lat}"` : ''}
+        ></div>
+        <p class="help" id="precision-preview" aria-live="polite">
+          ${
+            latest
+              ? 'Your latest point, and where strangers would see it, show on the map.'
+              : 'A sample point, and where strangers would see it, show on the map. Click the map to move it.'
+          }
+        </p>
         <button type="submit">Save settings</button>
+      </form>
+
+      <h2 id="zones-title">Privacy zones</h2>
+      <p class="help" id="zones-help">
+        Strangers never see your public points inside a zone, and public posts and media there are shown without a
+        place; you still see everything. A zone hides whole cells of a grid as wide as its radius (or as your precision,
+        when coarser), so up to about 2.5 radii around its centre. Up to ${String(ZONES_MAX)} zones, radius
+        ${String(ZONE_RADIUS_MIN_M)} to ${String(ZONE_RADIUS_MAX_M)} m.
+      </p>
+      <form id="zones-form" class="card" novalidate aria-labelledby="zones-title" data-max="${String(ZONES_MAX)}">
+        <div
+          class="map map-settings"
+          id="zones-map"
+          role="region"
+          aria-label="Map of your privacy zones"
+          aria-describedby="zones-map-help"
+          data-waypost-map
+          data-map-manual
+          data-tiles="/locations/tiles/{z}/{x}/{y}.mvt"
+          data-basemap="${basemap}"
+          ${
+            zonesCentre
+              ? html`data-center="${zonesCentre.lon},${zonesCentre.lat}" data-zoom="${first ? '13' : '11'}"`
+              : ''
+          }
+        ></div>
+        <p class="help" id="zones-map-help">
+          Your points are drawn under the zones. Click the map to place a new zone there; to move a zone, press its
+          "Move on the map" button, then click its new centre. Or type the centre's latitude and longitude.
+        </p>
+        <ol class="zones" id="zone-list">
+          ${s.privacy_zones.map((zone, i) => zoneFields(zone, i))}
+        </ol>
+        <p class="empty" id="zones-empty" ${s.privacy_zones.length > 0 ? 'hidden' : ''}>No zones yet.</p>
+        <template id="zone-template">${zoneFields(newZone, 0)}</template>
+        <p class="help" id="zones-live" aria-live="polite"></p>
+        <button type="button" class="secondary" id="zone-add">Add a zone</button>
+        <button type="submit">Save zones</button>
       </form>
 
       <h2>Your data</h2>
@@ -75,6 +236,8 @@ export const settingsPage: AppPage = {
         <span class="help">One ZIP file with every post, file and location, private ones included.</span>
       </p>
       <p><a href="/account/delete">Delete your account</a> and all its data.</p>`;
-    return { body };
+    const head = html`<link rel="stylesheet" href="${assetUrl('maplibre-gl.css')}" />
+      <script type="module" src="${assetUrl('settings-map.js')}"></script>`;
+    return { body, head };
   },
 };

@@ -26,6 +26,9 @@ const SOURCES: Record<string, string> = {
   'maplibre-gl.css': join(maplibre, 'maplibre-gl.css'),
   'waypost-map.js': join(here, 'waypost-map.js'),
   'map-page.js': join(here, 'map-page.js'),
+  'settings-map.js': join(here, 'settings-map.js'),
+  // The grid the server snaps public places to, for the Settings page's preview (docs/privacy.md).
+  'precision.js': join(here, '..', '..', 'privacy', 'grid.js'),
 };
 
 const TYPES: Record<string, string> = {

@@ -3,7 +3,7 @@
 // the points and the tracks between them; the browser never receives every point.
 //
 // Every element with `data-waypost-map` becomes a map. It names what to draw:
-//   data-tiles     the tile URL template ({z}/{x}/{y})
+//   data-tiles     the tile URL template ({z}/{x}/{y}); without it, no points (a page adds its own layers)
 //   data-basemap   JSON: {kind: "raster", tiles, attribution} | {kind: "style", url} | {kind: "none"}
 //   data-center    "lon,lat" to open at (optional), data-zoom the zoom there
 // and reports what it drew, for people using assistive technology and for tests:
@@ -45,8 +45,9 @@ async function baseStyle(basemap) {
   return plain;
 }
 
-/** The person's layers, above whatever the basemap drew. */
+/** The person's layers, above whatever the basemap drew (none without tiles). */
 function addPointLayers(style, tiles) {
+  if (!tiles) return style;
   style.sources.waypost = { type: 'vector', tiles: [tiles], minzoom: 0, maxzoom: 18 };
   style.layers.push(
     {
@@ -90,7 +91,9 @@ function addPointLayers(style, tiles) {
 function pointsDrawn(map) {
   const seen = new Set();
   let total = 0;
-  for (const feature of map.queryRenderedFeatures({ layers: ['waypost-cells', 'waypost-points'] })) {
+  const layers = ['waypost-cells', 'waypost-points'].filter((id) => map.getLayer(id));
+  if (layers.length === 0) return 0;
+  for (const feature of map.queryRenderedFeatures({ layers })) {
     // A feature on a tile edge can be returned once per tile that holds it.
     const key = `${feature.layer.id}:${feature.properties.time ?? ''}:${JSON.stringify(feature.geometry.coordinates)}`;
     if (seen.has(key)) continue;
@@ -217,7 +220,7 @@ export function optionsOf(element) {
   const center = element.dataset.center?.split(',').map(Number);
   return {
     // Not through URL(): it would percent-encode the {z}/{x}/{y} placeholders.
-    tiles: absolute(element.dataset.tiles),
+    tiles: element.dataset.tiles ? absolute(element.dataset.tiles) : undefined,
     basemap: JSON.parse(element.dataset.basemap ?? '{"kind":"none"}'),
     center: center && center.length === 2 && center.every(Number.isFinite) ? center : undefined,
     zoom: element.dataset.zoom ? Number(element.dataset.zoom) : undefined,
