@@ -17,7 +17,6 @@ export const NAV: readonly NavEntry[] = [
   { path: '/app/views', label: 'Views' },
   { path: '/app/imports', label: 'Imports' },
   { path: '/app/trackers', label: 'Trackers' },
-  { path: '/app/privacy-zones', label: 'Privacy zones' },
   { path: '/app/data', label: 'Export' },
   { path: '/app/settings', label: 'Settings' },
   { path: '/account', label: 'Apps', always: true },
