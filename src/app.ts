@@ -23,6 +23,7 @@ import { locationsRoutes } from './locations/locations.routes.ts';
 import { mediaJobsFor, type MediaJobs } from './media/media.jobs.ts';
 import { mediaRoutes } from './media/media.routes.ts';
 import { postsRoutes } from './posts/posts.routes.ts';
+import { postDeliveries } from './services/deliveries.logic.ts';
 import { PageCache } from './items/public-pages.ts';
 import { bearerResolver, cachedBearerResolver } from './oauth/bearer.ts';
 import { interactionRoutes } from './oauth/interaction.routes.ts';
@@ -160,7 +161,7 @@ export async function buildApp({ config, database, logger, onJobsQueued }: AppDe
     db,
     baseUrl: config.baseUrl,
     pages,
-    deliveryMaxAttempts: config.deliveryMaxAttempts,
+    deliveries: postDeliveries({ baseUrl: config.baseUrl, maxAttempts: config.deliveryMaxAttempts }),
     onJobsQueued,
   });
   // Image work runs in worker processes, stopped with the app.

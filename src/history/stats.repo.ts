@@ -5,7 +5,7 @@ import type { Db } from '../db/database.ts';
 import type { LocationBucketsTable } from '../db/schema.ts';
 import { BUCKET_MS } from '../db/migrations/0012_location_history.ts';
 import { segmentM, type TimedPoint } from './geo.ts';
-import { eachBatch, pointBefore, timeFrom } from './points.repo.ts';
+import { eachBatch, pointBefore, timeFrom } from '../locations/points.repo.ts';
 
 export { BUCKET_MS };
 

@@ -5,7 +5,7 @@ import type { Db } from '../db/database.ts';
 import { badRequest } from '../http/errors.ts';
 import { getSettings } from '../settings/settings.logic.ts';
 import { mercatorX, mercatorY, movingS, segmentM, zonedToUtc, type TimedPoint } from './geo.ts';
-import { eachBatch } from './points.repo.ts';
+import { eachBatch } from '../locations/points.repo.ts';
 
 export interface DayTrack {
   type: 'Feature';
