@@ -66,9 +66,6 @@ export interface AppDeps {
   onJobsQueued?: () => void;
 }
 
-/** Methods whose requests may write; answering one makes this process's copies of public pages stale. */
-const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
-
 /**
  * The HTTP server fastify would make itself (the same timeouts), answering anonymous reads of
  * public pages that are known current before any routing (src/items/public-pages.ts).
@@ -118,10 +115,9 @@ export async function buildApp({ config, database, logger, onJobsQueued }: AppDe
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   if (pages) {
-    // A refused request (4xx) wrote nothing; anything else may have.
+    // Every answer goes by the copies, which drop themselves after a write (src/items/public-pages.ts).
     app.addHook('onSend', (request, reply, payload, done) => {
-      const refused = reply.statusCode >= 400 && reply.statusCode < 500;
-      if (WRITES.has(request.method) && !refused) pages.invalidate();
+      pages.answered(request.method, reply.statusCode);
       done(null, payload);
     });
     app.addHook('preClose', (done) => {
