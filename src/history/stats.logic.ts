@@ -7,7 +7,8 @@ import { badRequest } from '../http/errors.ts';
 import { msToSeconds } from '../lib/time.ts';
 import { TIME_LIMIT_S } from '../items/items.schemas.ts';
 import { getSettings } from '../settings/settings.logic.ts';
-import { offsetSpans, zonedToUtc } from './geo.ts';
+import { zonedToUtc } from '../lib/time.ts';
+import { offsetSpans } from './geo.ts';
 import { BUCKET_MS, bucketSpan, refreshBuckets, sumDays, type DayRow } from './stats.repo.ts';
 
 export type GroupBy = 'day' | 'month' | 'year';
