@@ -1,4 +1,4 @@
-// Issue 17's import goal: a generated Google Takeout Records.json of BENCH_IMPORT_POINTS points
+// How fast an import is (docs/imports.md): a generated Google Takeout Records.json of BENCH_IMPORT_POINTS points
 // (default 1,000,000, written as Takeout writes it: two-space indents, one field a line) imported
 // through the import job's own path (the streaming reader, batches, checkpoints, the prepared
 // insert) on SQLite, with points/s and the process's peak RSS; beside it, in the same run, a

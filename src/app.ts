@@ -23,6 +23,7 @@ import { locationsRoutes } from './locations/locations.routes.ts';
 import { mediaJobsFor, type MediaJobs } from './media/media.jobs.ts';
 import { mediaRoutes } from './media/media.routes.ts';
 import { postsRoutes } from './posts/posts.routes.ts';
+import { postDeliveries } from './services/deliveries.logic.ts';
 import { PageCache } from './items/public-pages.ts';
 import { bearerResolver, cachedBearerResolver } from './oauth/bearer.ts';
 import { interactionRoutes } from './oauth/interaction.routes.ts';
@@ -64,9 +65,6 @@ export interface AppDeps {
   /** Called when jobs were queued, to wake an in-process worker. */
   onJobsQueued?: () => void;
 }
-
-/** Methods whose requests may write; answering one makes this process's copies of public pages stale. */
-const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
  * The HTTP server fastify would make itself (the same timeouts), answering anonymous reads of
@@ -117,10 +115,9 @@ export async function buildApp({ config, database, logger, onJobsQueued }: AppDe
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   if (pages) {
-    // A refused request (4xx) wrote nothing; anything else may have.
+    // Every answer goes by the copies, which drop themselves after a write (src/items/public-pages.ts).
     app.addHook('onSend', (request, reply, payload, done) => {
-      const refused = reply.statusCode >= 400 && reply.statusCode < 500;
-      if (WRITES.has(request.method) && !refused) pages.invalidate();
+      pages.answered(request.method, reply.statusCode);
       done(null, payload);
     });
     app.addHook('preClose', (done) => {
@@ -160,7 +157,7 @@ export async function buildApp({ config, database, logger, onJobsQueued }: AppDe
     db,
     baseUrl: config.baseUrl,
     pages,
-    deliveryMaxAttempts: config.deliveryMaxAttempts,
+    deliveries: postDeliveries({ baseUrl: config.baseUrl, maxAttempts: config.deliveryMaxAttempts }),
     onJobsQueued,
   });
   // Image work runs in worker processes, stopped with the app.

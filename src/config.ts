@@ -215,16 +215,7 @@ function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], 
 
 function baseUrl(env: Env, port: number): string {
   const name = 'WAYPOST_BASE_URL';
-  const raw = read(env, name) ?? `http://localhost:${port}`;
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new ConfigError(name, `expected an absolute http(s) URL, got "${raw}"`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ConfigError(name, `expected an http or https URL, got "${raw}"`);
-  }
+  const url = httpUrl(name, read(env, name) ?? `http://localhost:${port}`);
   if (url.pathname !== '/' || url.search || url.hash || url.username || url.password) {
     throw new ConfigError(name, `expected an origin without path, query or credentials, like https://example.org`);
   }

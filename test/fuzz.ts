@@ -102,3 +102,42 @@ export function unknownField(known: string[]): fc.Arbitrary<string> {
 export const blank: fc.Arbitrary<string> = fc
   .array(fc.constantFrom(' ', '\t', '\n', '\r', '\u00a0', '\u2003', '\u3000'), { minLength: 1, maxLength: 12 })
   .map((chars) => chars.join(''));
+
+/** The paging parameters every collection takes (count, order, cursor): each wrong class and its answer. */
+export const PAGING_CLASSES: InputClass<[string, string][]>[] = [
+  {
+    name: 'a count that is not a number',
+    inputs: fc.stringMatching(/^[a-z]{1,8}$/).map((v) => [['count', v]]),
+    answer: () => invalid(['querystring/count', 'must be integer']),
+  },
+  {
+    name: 'a count over 1000',
+    inputs: fc.integer({ min: 1001, max: 1e9 }).map((v) => [['count', String(v)]]),
+    answer: () => invalid(['querystring/count', 'must be <= 1000']),
+  },
+  {
+    name: 'a count under 1',
+    inputs: fc.integer({ min: -1e9, max: 0 }).map((v) => [['count', String(v)]]),
+    answer: () => invalid(['querystring/count', 'must be >= 1']),
+  },
+  {
+    name: 'an order that is neither asc nor desc',
+    inputs: fc
+      .stringMatching(/^[a-z]{0,8}$/)
+      .filter((v) => v !== 'asc' && v !== 'desc')
+      .map((v) => [['order', v]]),
+    answer: () =>
+      invalid(
+        ['querystring/order', 'must be equal to constant'],
+        ['querystring/order', 'must match a schema in anyOf'],
+      ),
+  },
+  {
+    name: 'a cursor this server did not make',
+    inputs: fc.stringMatching(/^[!*().~]{1,10}$/).map((v) => [['cursor', v]]),
+    answer: () =>
+      refused('The cursor is not one this server made; take it from the Link header.', [
+        { path: 'querystring/cursor', message: 'is not a valid cursor' },
+      ]),
+  },
+];

@@ -1,5 +1,5 @@
 // Every page of the web app, in one list: the screenshots (scripts/screenshots.ts) and the
-// accessibility test (src/web/axe.test.ts) go through it. `{photo}`, `{video}` and `{post}`
+// accessibility test (src/web/web.browser.test.ts) go through it. `{photo}`, `{video}` and `{post}`
 // stand for the demo's ids, `{user}` for its username (test/web.ts).
 export interface WebPage {
   name: string;

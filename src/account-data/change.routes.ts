@@ -9,6 +9,7 @@ import { IdParams, ScopeSchema } from '../items/items.schemas.ts';
 import { getMedium } from '../media/media.logic.ts';
 import { CAPTION_MAX, MediumSchema } from '../media/media.schemas.ts';
 import { getPost } from '../posts/posts.logic.ts';
+import { deliveriesForPosts } from '../services/deliveries.logic.ts';
 import { PostSchema } from '../posts/posts.schemas.ts';
 import { changeItem } from './change.logic.ts';
 
@@ -41,7 +42,7 @@ export async function changeRoutes(fastify: FastifyInstance, { db, baseUrl }: { 
     },
     async (request) => {
       await changeItem(db, 'posts', request.params.id, request.body, request.auth!);
-      return getPost(db, request.params.id, request.auth);
+      return getPost(db, request.params.id, request.auth, deliveriesForPosts);
     },
   );
   app.post(

@@ -3,7 +3,9 @@
 // one stylesheet (src/web/assets/app.css), never inline, so the CSP needs no 'unsafe-inline'. Every interpolated value is escaped
 // unless it is already Html, so no page echoes unescaped input.
 
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+import { escapeHtml } from '../lib/html.ts';
+
+export { escapeHtml };
 
 export class Html {
   readonly value: string;
@@ -13,10 +15,6 @@ export class Html {
   toString(): string {
     return this.value;
   }
-}
-
-export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
 }
 
 type Interpolation = Html | string | number | undefined | null | false | readonly Interpolation[];

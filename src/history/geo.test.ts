@@ -1,7 +1,8 @@
 // Local time from a zone's offset spans agrees with asking Intl, at every quarter hour around
 // the changes of zones that move by an hour, by half an hour, or sit at a 45-minute offset.
 import { describe, expect, it } from 'vitest';
-import { offsetSpans, zonedToUtc, zonedToUtcIn } from './geo.ts';
+import { zonedToUtc, zonedToUtcIn } from '../lib/time.ts';
+import { offsetSpans } from './geo.ts';
 
 const QUARTER = 15 * 60_000;
 const DAY = 86_400_000;

@@ -1,6 +1,7 @@
 // The geometry the history features share: distance on the sphere, the rule for physically
 // impossible jumps, Web Mercator tiles, and local days in the owner's time zone
 // (docs/history.md "Rules").
+import { offsetMs, type OffsetSpans } from '../lib/time.ts';
 
 const EARTH_RADIUS_M = 6_371_008.8; // the mean radius (IUGG)
 
@@ -71,68 +72,6 @@ export function tileBounds(z: number, x: number, y: number) {
   const nw = tileCorner(z, x, y);
   const se = tileCorner(z, x + 1, y + 1);
   return { minLon: nw.lon, maxLon: se.lon, minLat: se.lat, maxLat: nw.lat };
-}
-
-// Local time. Intl gives the wall clock of an instant in a zone; the offset is their difference.
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-function formatter(timeZone: string): Intl.DateTimeFormat {
-  let format = formatters.get(timeZone);
-  if (!format) {
-    format = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-    });
-    formatters.set(timeZone, format);
-  }
-  return format;
-}
-
-/** Milliseconds to add to a UTC instant to get the wall clock in `timeZone` at that instant. */
-export function offsetMs(ms: number, timeZone: string): number {
-  const parts = { year: 0, month: 0, day: 0, hour: 0, minute: 0, second: 0 };
-  for (const part of formatter(timeZone).formatToParts(new Date(ms))) {
-    if (part.type in parts) parts[part.type as keyof typeof parts] = Number(part.value);
-  }
-  const wall = Date.UTC(parts.year, parts.month - 1, parts.day, parts.hour, parts.minute, parts.second);
-  return wall - Math.floor(ms / 1000) * 1000;
-}
-
-/** The UTC instant of a wall-clock time, given the zone's offset at any instant. */
-function wallToUtc(wallMs: number, offsetAt: (ms: number) => number): number {
-  const first = wallMs - offsetAt(wallMs);
-  return wallMs - offsetAt(first);
-}
-
-/** The UTC instant of a wall-clock time in `timeZone` (the later one when it is ambiguous). */
-export function zonedToUtc(wallMs: number, timeZone: string): number {
-  return wallToUtc(wallMs, (ms) => offsetMs(ms, timeZone));
-}
-
-export type OffsetSpans = { start: number; offset: number }[];
-
-/**
- * zonedToUtc from a zone's spans (offsetSpans) instead of asking Intl: the same instant
- * wherever the spans cover the wall time give or take a day.
- */
-export function zonedToUtcIn(wallMs: number, spans: OffsetSpans): number {
-  const offsetAt = (ms: number) => {
-    let low = 0;
-    let high = spans.length - 1;
-    while (low < high) {
-      const middle = (low + high + 1) >> 1;
-      if (spans[middle]!.start <= ms) low = middle;
-      else high = middle - 1;
-    }
-    return spans[low]!.offset;
-  };
-  return wallToUtc(wallMs, offsetAt);
 }
 
 /** Days since 1970-01-01 of a UTC instant's date in the zone. */

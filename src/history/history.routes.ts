@@ -1,5 +1,5 @@
 // The location history at scale (docs/history.md): tiles for a map, day tracks, statistics.
-// Whole-history downloads go through the collection routes (`all=true`, src/history/downloads.ts).
+// Whole-history downloads go through the collection routes (`all=true`, src/locations/locations.downloads.ts).
 //
 //   GET /locations/tiles/{z}/{x}/{y}.mvt                  the token owner's tile
 //   GET /locations/public/<username>/tiles/{z}/{x}/{y}.mvt  a user's public tile, for anyone

@@ -4,10 +4,10 @@
 // number of quarter hours.
 import type { Db } from '../db/database.ts';
 import { badRequest } from '../http/errors.ts';
-import { msToSeconds } from '../lib/time.ts';
 import { TIME_LIMIT_S } from '../items/items.schemas.ts';
 import { getSettings } from '../settings/settings.logic.ts';
-import { offsetSpans, zonedToUtcIn, type OffsetSpans } from './geo.ts';
+import { msToSeconds, zonedToUtcIn, type OffsetSpans } from '../lib/time.ts';
+import { offsetSpans } from './geo.ts';
 import { BUCKET_MS, bucketSpan, refreshBuckets, sumDays, type DayRow } from './stats.repo.ts';
 
 export type GroupBy = 'day' | 'month' | 'year';

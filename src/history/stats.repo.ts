@@ -5,7 +5,7 @@ import type { Db } from '../db/database.ts';
 import type { LocationBucketsTable } from '../db/schema.ts';
 import { BUCKET_MS } from '../db/migrations/0012_location_history.ts';
 import { segmentM, type TimedPoint } from './geo.ts';
-import { eachBatch, pointBefore, timeFrom } from './points.repo.ts';
+import { eachBatch, pointBefore, timeFrom } from '../locations/points.repo.ts';
 
 export { BUCKET_MS };
 
@@ -142,17 +142,11 @@ export async function refreshBuckets(db: Db, userId: string, afterRun?: () => Pr
   return marks.length;
 }
 
-export interface DayRow {
-  day: number;
-  points: number;
-  distance_m: number;
-  min_lat: number;
-  max_lat: number;
-  min_lon: number;
-  max_lon: number;
-  min_lon360: number;
-  max_lon360: number;
-}
+/** A day's sums: a quarter hour's, less where it ends. */
+export type DayRow = { day: number } & Omit<
+  LocationBucketsTable,
+  'user_id' | 'bucket' | 'last_time' | 'last_lat' | 'last_lon'
+>;
 
 /** The first and last quarter hour with points in [sinceMs, untilMs). */
 export async function bucketSpan(

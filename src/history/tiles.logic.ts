@@ -14,7 +14,7 @@ import type { Db } from '../db/database.ts';
 import { badRequest } from '../http/errors.ts';
 import { gridMargin, roundPoint } from '../privacy/precision.ts';
 import { MAX_LAT, MOVING_MAX_GAP_MS, mercatorX, mercatorY, segmentM, tileBounds, type TimedPoint } from './geo.ts';
-import { eachBatch, pointsInBox, type PointsQuery } from './points.repo.ts';
+import { eachBatch, pointsInBox, type PointsQuery } from '../locations/points.repo.ts';
 import { EXTENT, encodeTile, type TileFeature } from './tiles.mvt.ts';
 import { FINEST_LEVEL, tileCells, tileCount, timeSpan } from './tiles.repo.ts';
 

@@ -1,14 +1,13 @@
-// Reads a multipart upload (RFC 7578) for POST /imports: one file part named `file`, optional
-// `format` and `scope` fields (before or after the file). The file is streamed to a temporary
-// file in the data folder, never held in memory; a request that breaks off leaves nothing behind.
+// Reads a multipart upload for POST /imports (src/http/multipart.ts): one file part named
+// `file`, optional `format` and `scope` fields. The file is streamed to a temporary file in the
+// data folder.
 import type { FastifyRequest } from 'fastify';
 import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { badRequest } from '../http/errors.ts';
 import { randomToken } from '../lib/crypto.ts';
-import { multipartError } from '../media/media.upload.ts';
+import { receiveOneFile } from '../http/multipart.ts';
 
 const FIELDS = new Set(['format', 'scope']);
 
@@ -26,29 +25,19 @@ function cleanName(name: string | undefined): string {
 }
 
 export async function receiveImportUpload(request: FastifyRequest, dir: string, limit: number): Promise<ImportUpload> {
-  let path: string | undefined;
-  let filename = '';
-  const fields: Record<string, string> = {};
-  try {
-    for await (const part of request.parts()) {
-      if (part.type === 'file') {
-        if (part.fieldname !== 'file' || path) throw badRequest('Send one file, in the part named "file".');
-        path = join(dir, `${randomToken(12)}.part`);
-        filename = cleanName(part.filename);
+  const { file, fields } = await receiveOneFile(request, {
+    limit,
+    fieldNames: FIELDS,
+    save: async (part) => {
+      const path = join(dir, `${randomToken(12)}.part`);
+      try {
         await pipeline(part.file, createWriteStream(path, { flags: 'wx', mode: 0o600 }));
-      } else {
-        if (!FIELDS.has(part.fieldname)) {
-          throw badRequest(`Unknown field "${part.fieldname}".`, [
-            { path: `body/${part.fieldname}`, message: 'is not a known field' },
-          ]);
-        }
-        fields[part.fieldname] = String(part.value);
+      } catch (error) {
+        await rm(path, { force: true });
+        throw error;
       }
-    }
-  } catch (error) {
-    if (path) await rm(path, { force: true });
-    throw multipartError(error, limit);
-  }
-  if (!path) throw badRequest('The upload has no file: send it in a part named "file".');
-  return { path, filename, fields };
+      return { path, filename: cleanName(part.filename) };
+    },
+  });
+  return { path: file.path, filename: file.filename, fields };
 }

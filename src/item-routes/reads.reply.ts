@@ -1,17 +1,10 @@
 // How the read routes of src/item-routes/reads.routes.ts answer with a page of items: the JSON
 // array or another representation, a streamed download, or a public page with its ETag and
-// the copy kept of it (src/items/public-pages.ts).
+// the copy kept of it (when a copy is used or kept: src/items/public-pages.ts).
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { noneMatch } from '../items/conditional.ts';
 import { nextLink, type CollectionParams } from '../items/items.logic.ts';
 import type { ItemKind, ListContext } from '../items/kinds.ts';
-import { pageEtag, requestKey, type BuiltPage, type PageCache, type PageVersion } from '../items/public-pages.ts';
-
-/** When, and at which write generation, a public page's version was about to be read. */
-export interface Checked {
-  at: number;
-  generation: number;
-}
+import { publicCopy, type BuiltPage, type Checked, type PageCache, type PageVersion } from '../items/public-pages.ts';
 
 /** Other representations are chosen by Accept as well as `format` (docs/api.md); CORS may have said Origin. */
 function varyOnAccept(reply: FastifyReply) {
@@ -87,19 +80,13 @@ export function pageReplies<Q extends CollectionParams, T>(
   ) {
     const streamed = await sendDownload(request, reply, ctx);
     if (streamed) return streamed;
-    const key = requestKey(request.url, request.headers);
-    const etag = pageEtag(baseUrl, key, version);
-    void reply.header('etag', etag).header('cache-control', 'public, no-cache');
+    const copy = publicCopy(pages, baseUrl, request, { version, checked });
+    void reply.header('etag', copy.etag).header('cache-control', 'public, no-cache');
     vary(reply);
-    if (noneMatch(request.headers['if-none-match'], etag)) return reply.code(304).send();
-    const kept = pages?.current(key, etag, checked);
-    const page = kept?.page ?? (await buildPage(request, reply, ctx));
+    if (copy.notModified) return reply.code(304).send();
+    const page = copy.kept ?? (await buildPage(request, reply, ctx));
     describe(reply, page);
-    if (pages && !kept) {
-      const { 'x-request-id': _perRequest, ...headers } = reply.getHeaders();
-      const route = request.routeOptions.url ?? request.url;
-      pages.keep(key, { etag, page, headers, route, checkedAt: checked.at, generation: checked.generation });
-    }
+    copy.keep(page, reply.getHeaders(), request.routeOptions.url ?? request.url);
     return reply.send(page.body);
   }
 

@@ -14,7 +14,7 @@ import { UsernameParams } from '../users/users.schemas.ts';
 import { ownerByUsername, type CollectionParams } from '../items/items.logic.ts';
 import { IdParams } from '../items/items.schemas.ts';
 import type { ItemKind } from '../items/kinds.ts';
-import type { PageCache } from '../items/public-pages.ts';
+import { checkpoint, type PageCache } from '../items/public-pages.ts';
 import { pageReplies } from './reads.reply.ts';
 
 const emptyNumbersAre400 = rejectEmptyNumbers(['count', 'since_time', 'until_time']);
@@ -99,8 +99,7 @@ export function registerItemReads<Q extends CollectionParams, T>(
     },
     async (request, reply) => {
       const { username } = request.params as { username: string };
-      // Taken before the version is read: a write answered after this outdates what is built now.
-      const checked = { at: performance.now(), generation: pages?.generation ?? 0 };
+      const checked = checkpoint(pages);
       const { version, ...owner } = await ownerByUsername(db, username);
       const ctx = { owner, scope: 'public' as const, query: request.query as Q, byOwner: false };
       return sendPublicPage(request, reply, ctx, { version, checked });

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, createTestUser, type TestApp } from '../../test/helpers.ts';
 import { insertItems, KINDS, type Kind } from '../../test/items.ts';
-import { byClass, expectAnswer, invalid, refused, unknownField, type InputClass } from '../../test/fuzz.ts';
+import { byClass, expectAnswer, invalid, PAGING_CLASSES, unknownField, type InputClass } from '../../test/fuzz.ts';
 import { tokenFor } from '../../test/tokens.ts';
 import { newId } from '../lib/ids.ts';
 
@@ -324,47 +324,13 @@ describe('no input makes a 5xx', () => {
         inputs: fc.tuple(unknownField(KNOWN), fc.string({ maxLength: 10 })).map(([n, v]) => [[n, v]]),
         answer: (pairs) => invalid([`querystring/${pairs[0]![0]}`, 'is not a known field']),
       },
-      {
-        name: 'a count that is not a number',
-        inputs: fc.stringMatching(/^[a-z]{1,8}$/).map((v) => [['count', v]]),
-        answer: () => invalid(['querystring/count', 'must be integer']),
-      },
-      {
-        name: 'a count over 1000',
-        inputs: fc.integer({ min: 1001, max: 1e9 }).map((v) => [['count', String(v)]]),
-        answer: () => invalid(['querystring/count', 'must be <= 1000']),
-      },
-      {
-        name: 'a count under 1',
-        inputs: fc.integer({ min: -1e9, max: 0 }).map((v) => [['count', String(v)]]),
-        answer: () => invalid(['querystring/count', 'must be >= 1']),
-      },
+      ...PAGING_CLASSES,
       {
         name: 'a time that is not a number',
         inputs: fc
           .tuple(fc.constantFrom('since_time', 'until_time'), fc.stringMatching(/^[a-z]{1,8}$/))
           .map(([n, v]) => [[n, v]]),
         answer: (pairs) => invalid([`querystring/${pairs[0]![0]}`, 'must be number']),
-      },
-      {
-        name: 'an order that is neither asc nor desc',
-        inputs: fc
-          .stringMatching(/^[a-z]{0,8}$/)
-          .filter((v) => v !== 'asc' && v !== 'desc')
-          .map((v) => [['order', v]]),
-        answer: () =>
-          invalid(
-            ['querystring/order', 'must be equal to constant'],
-            ['querystring/order', 'must match a schema in anyOf'],
-          ),
-      },
-      {
-        name: 'a cursor this server did not make',
-        inputs: fc.stringMatching(/^[!*().~]{1,10}$/).map((v) => [['cursor', v]]),
-        answer: () =>
-          refused('The cursor is not one this server made; take it from the Link header.', [
-            { path: 'querystring/cursor', message: 'is not a valid cursor' },
-          ]),
       },
       {
         name: 'valid paging',

@@ -44,3 +44,18 @@ export interface ItemKind<Q extends CollectionParams, T> {
   /** The whole collection as one streamed answer, when the query asks for it (`all=true`). */
   download?(accept: string | undefined, ctx: ListContext<Q>): Promise<Streamed | undefined>;
 }
+
+/**
+ * The representation asked for: the `format` parameter wins; else the first of `byAccept`
+ * whose media type the Accept header names (list a longer type before one it starts with);
+ * else the JSON array.
+ */
+export function chosenFormat<F extends string>(
+  acceptHeader: string | undefined,
+  format: F | 'json' | undefined,
+  byAccept: readonly (readonly [mediaType: string, format: F])[],
+): F | 'json' {
+  if (format) return format;
+  const accept = acceptHeader ?? '';
+  return byAccept.find(([mediaType]) => accept.includes(mediaType))?.[1] ?? 'json';
+}

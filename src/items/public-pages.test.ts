@@ -275,6 +275,26 @@ describe('PageCache', () => {
     expect(kept.toString()).toBe('[]');
     expect(kept.buffer.byteLength).toBe(2);
   });
+
+  it('goes stale after an answer that may have written, not after a read or a refused write', () => {
+    const cache = new PageCache({ maxBytes: 64 * 1024, revalidateMs: 1000 });
+    const generations = (
+      [
+        ['GET', 200],
+        ['POST', 400],
+        ['DELETE', 404],
+        ['POST', 202],
+        ['PUT', 500],
+        ['PATCH', 204],
+        ['DELETE', 204],
+        ['HEAD', 200],
+      ] as const
+    ).map(([method, status]) => {
+      cache.answered(method, status);
+      return cache.checkpoint().generation;
+    });
+    expect(generations).toEqual([0, 0, 0, 1, 2, 3, 4, 4]);
+  });
 });
 
 describe('If-None-Match', () => {

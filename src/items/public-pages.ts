@@ -1,25 +1,41 @@
-// Anonymous reads of public collections (`GET /<kind>/public/<username>`) are most of what a
-// personal site serves: feed readers polling the Atom feed, maps reloading a GeoJSON track.
-// Their answer can only change when the person's items or settings change, and the database
-// says when that happens: `users.items_version` moves in the same transaction as every such
-// write (migration 0006, triggers), and `users.updated_at` with every profile change.
+// Copies of public pages: the one place that decides when a copy is made, used, revalidated,
+// replayed and dropped. Anonymous reads of public pages (`GET /<kind>/public/<username>`, the
+// web pages `/@<username>`) are most of what a personal site serves: feed readers polling the
+// Atom feed, maps reloading a GeoJSON track. The routes that answer them (src/item-routes/
+// reads.reply.ts, src/web/public/profile.routes.ts) ask `publicCopy` what to do and do it;
+// src/app.ts hands `replay` the raw requests, `answered` every answer and `close` the shutdown.
 //
-// Only writes that touch public items (or the precision public locations are shown at) move
-// the version: a private post or location must not show through a public page's ETag.
+// The version it listens to. A page's answer can only change when the person's items or
+// settings change, and the database says when that happens: `users.items_version` moves in the
+// same transaction as every such write (the triggers of migration 0006), and `users.updated_at`
+// with every profile change. Only writes that touch public items (or the precision public
+// locations are shown at) move the version: a private post or location must not show through a
+// public page's ETag.
 //
-// So a page is named by what was asked (path, query, Accept), by that version as read *before*
-// the page is computed, and by this server's run and base URL, so a new release or a new
-// address never answers 304 with an old page (servers behind one balancer answer each other's
-// ETags with 200, not 304). From the name comes a weak ETag, so a client that has
-// the page gets 304 without any page being built; and this process keeps a copy of the bytes
-// under the request, with the ETag it was made for. A copy can be newer than its ETag (a write
-// landed while it was being built) but never older.
+// Made: a page is named by what was asked (path, query, Accept), by that version as read
+// *before* the page is computed (`checkpoint`, then the version), and by this server's run and
+// base URL, so a new release or a new address never answers 304 with an old page (servers
+// behind one balancer answer each other's ETags with 200, not 304). From the name comes a weak
+// ETag, so a client that has the page gets 304 without any page being built; and this process
+// keeps a copy of the bytes under the request, with the ETag it was made for. A copy can be
+// newer than its ETag (a write landed while it was being built) but never older.
 //
-// Measured (BENCHMARKS.md): building a page of 50 posts costs several times what sending it
-// does, and even the one read of the version costs as much again as the rest of the answer,
-// so a copy confirmed a moment ago is replayed without asking (PageCache.replay).
+// Used and revalidated: a copy is sent when the version just read gives the ETag it was made
+// for (`publicCopy`), which marks it confirmed at that moment. Replayed: a copy confirmed less
+// than `revalidateMs` ago is sent straight from node:http before any routing, without reading
+// the version (`PageCache.replay`): measured (BENCHMARKS.md), building a page of 50 posts costs
+// several times what sending it does, and even the one read of the version costs as much again
+// as the rest of the answer.
+//
+// Dropped: every copy stops being replayed once this process answers a request that may have
+// written (`answered`), so a write through this process shows at once and one through another
+// process sharing the database within `revalidateMs`; a copy whose ETag is no longer current is
+// replaced by the next page built for its request; the least recently used go first past
+// `maxBytes`; one too large or under too long a name is never kept; and nothing is replayed
+// once the server is closing.
 import { createHash, randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { noneMatch } from './conditional.ts';
 
 /** What makes a person's public pages what they are, read from their row with the request. */
 export interface PageVersion {
@@ -47,13 +63,25 @@ export function pageEtag(baseUrl: string, request: string, version: PageVersion)
   return `W/"${digest}"`;
 }
 
+/** Response headers as a copy keeps them. */
+type Headers = Record<string, string | number | string[] | undefined>;
+
+/** When, and at which write generation, a public page's version was about to be read. */
+export interface Checked {
+  at: number;
+  generation: number;
+}
+
+/** Methods whose requests may write; answering one makes this process's copies stale. */
+const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
 /** A copy: the page, its ETag, the response headers it was sent with, and when it was last known current. */
 interface Copy {
   /** What it counts against the size (costOf), set when kept. */
   cost?: number;
   etag: string;
   page: BuiltPage;
-  headers: Record<string, string | number | string[] | undefined>;
+  headers: Headers;
   /** The route pattern, for the metrics of a replayed answer. */
   route: string;
   /** performance.now() (a clock that never steps back) and this process's write generation when the database last said the ETag is current. */
@@ -112,14 +140,15 @@ export class PageCache {
     this.#revalidateMs = revalidateMs;
   }
 
-  /** Where this process is in its writes; read before reading a version. */
-  get generation(): number {
-    return this.#generation;
+  /** Taken before a page's version is read: a write answered after this outdates what is built now. */
+  checkpoint(): Checked {
+    return { at: performance.now(), generation: this.#generation };
   }
 
-  /** A request that may have written something has been answered. */
-  invalidate(): void {
-    this.#generation += 1;
+  /** A request has been answered: one that may have written (not refused with a 4xx) makes every copy stale. */
+  answered(method: string, statusCode: number): void {
+    const refused = statusCode >= 400 && statusCode < 500;
+    if (WRITES.has(method) && !refused) this.#generation += 1;
   }
 
   /** The server is shutting down: replay nothing, so fastify can answer 503 and close. */
@@ -131,7 +160,7 @@ export class PageCache {
    * The copy for a request if its ETag is the current one, marked as checked at the moment
    * (and generation) the version was read.
    */
-  current(key: string, etag: string, checked: { at: number; generation: number }): Copy | undefined {
+  current(key: string, etag: string, checked: Checked): Copy | undefined {
     const copy = this.#copies.get(key);
     if (!copy || copy.etag !== etag) return undefined;
     // Map keeps insertion order: moving a hit to the end makes the first entry the least recent.
@@ -194,4 +223,46 @@ export class PageCache {
   get size(): { pages: number; bytes: number } {
     return { pages: this.#copies.size, bytes: this.#bytes };
   }
+}
+
+/** What a route does with a request for a public page (`publicCopy`). */
+export interface PublicCopy {
+  /** The weak ETag the answer carries. */
+  etag: string;
+  /** The client has this version: answer 304 with the ETag. */
+  notModified: boolean;
+  /** A copy made for this ETag, to send as it is; undefined: build the page. */
+  kept: BuiltPage | undefined;
+  /** After a page was built (never a kept one): keep it with the headers it goes out with. */
+  keep(page: BuiltPage, headers: Headers, route: string): void;
+}
+
+/** `checkpoint` when there are copies; without, every page is built. */
+export function checkpoint(pages: PageCache | undefined): Checked {
+  return pages?.checkpoint() ?? { at: performance.now(), generation: 0 };
+}
+
+/**
+ * How to answer a request for a public page whose version is `version`, read after `checked`.
+ * `space` keeps apart the ETags of different answers to one address (the HTML pages').
+ */
+export function publicCopy(
+  pages: PageCache | undefined,
+  baseUrl: string,
+  request: { url: string; headers: IncomingHttpHeaders },
+  { version, checked, space = '' }: { version: PageVersion; checked: Checked; space?: string },
+): PublicCopy {
+  const key = requestKey(request.url, request.headers);
+  const etag = pageEtag(baseUrl, space + key, version);
+  const notModified = noneMatch(request.headers['if-none-match'], etag);
+  const kept = notModified ? undefined : pages?.current(key, etag, checked)?.page;
+  return {
+    etag,
+    notModified,
+    kept,
+    keep(page, { 'x-request-id': _perRequest, ...headers }, route) {
+      if (kept) return;
+      pages?.keep(key, { etag, page, headers, route, checkedAt: checked.at, generation: checked.generation });
+    },
+  };
 }

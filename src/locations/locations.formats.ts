@@ -1,24 +1,18 @@
 // Other representations of a page of locations (docs/api.md "Collections"): GeoJSON (RFC 7946) and
 // GPX 1.1, chosen by `format` or by `Accept`.
 import { BaseBuilder, buildGPX } from 'gpx-builder';
-import { CSV_HEADER, csvRows, geojsonSeq, toFeature, TYPES } from '../history/downloads.ts';
-import type { Rendered } from '../items/kinds.ts';
+import { CSV_HEADER, csvRows, geojsonSeq, toFeature, TYPES } from './locations.downloads.ts';
+import { chosenFormat, type Rendered } from '../items/kinds.ts';
 import type { Location, LocationsParams } from './locations.logic.ts';
 
 export const GEOJSON = 'application/geo+json';
 export const GPX = 'application/gpx+xml';
 
-/** The representation asked for: the `format` parameter wins over `Accept`. */
-export function chosenFormat(
-  acceptHeader: string | undefined,
-  format: LocationsParams['format'],
-): NonNullable<LocationsParams['format']> {
-  if (format) return format;
-  const accept = acceptHeader ?? '';
-  if (accept.includes(GEOJSON)) return 'geojson';
-  if (accept.includes(GPX)) return 'gpx';
-  return 'json';
-}
+/** What a page is by Accept; CSV and GeoJSON Text Sequences only by `format`. */
+const PAGE_BY_ACCEPT = [
+  [GEOJSON, 'geojson'],
+  [GPX, 'gpx'],
+] as const;
 
 /** A FeatureCollection of Point features; the object's other fields are the properties. */
 export function toGeoJson(points: Location[]) {
@@ -49,7 +43,7 @@ export async function renderLocations(
   params: LocationsParams,
   title: string,
 ): Promise<Rendered | undefined> {
-  const format = chosenFormat(accept, params.format);
+  const format = chosenFormat(accept, params.format, PAGE_BY_ACCEPT);
   if (format === 'geojson') return { type: GEOJSON, body: JSON.stringify(toGeoJson(points)) };
   if (format === 'gpx') return { type: `${GPX}; charset=utf-8`, body: toGpx(points, title) };
   if (format === 'csv') return { type: TYPES.csv, body: CSV_HEADER + csvRows(points) };

@@ -1,5 +1,6 @@
 import type { Db } from '../db/database.ts';
 import type { Auth } from '../http/auth.ts';
+import type { Measured } from './point.ts';
 import { badRequest } from '../http/errors.ts';
 import { pageOf, readItem, toPageQuery, type CollectionParams, type Page, type Scope } from '../items/items.logic.ts';
 import type { ListContext } from '../items/kinds.ts';
@@ -18,17 +19,11 @@ import {
   type LocationRow,
 } from './locations.repo.ts';
 
-export interface Location {
+export interface Location extends Measured {
   id: string;
   username: string;
   scope: Scope;
   time: number;
-  lat: number;
-  lon: number;
-  alt: number | null;
-  accuracy: number | null;
-  speed: number | null;
-  heading: number | null;
   source: string | null;
   created_at: number;
 }

@@ -5,7 +5,7 @@ import { problems } from '../http/schemas.ts';
 import { strictBody } from '../http/strict-body.ts';
 import { registerItemReads } from '../item-routes/reads.routes.ts';
 import type { PageCache } from '../items/public-pages.ts';
-import { locationDownload, TYPES } from '../history/downloads.ts';
+import { locationDownload, TYPES } from './locations.downloads.ts';
 import { GEOJSON, GPX, renderLocations } from './locations.formats.ts';
 import { addLocations, getLocation, listLocations, type LocationsParams } from './locations.logic.ts';
 import {

@@ -4,6 +4,7 @@
 import { fileTypeFromFile } from 'file-type';
 import { videoFrame, type MediaTools } from './media.ffmpeg.ts';
 import { probeAv } from './media.ffprobe.ts';
+import { zonedToUtc } from '../lib/time.ts';
 import type { MediaJobs } from './media.jobs.ts';
 
 export type MediaKind = 'image' | 'video' | 'audio';
@@ -29,23 +30,6 @@ export async function sniff(path: string): Promise<{ kind: MediaKind; mimeType: 
   const kind = type?.mime.split('/')[0];
   if (!type || (kind !== 'image' && kind !== 'video' && kind !== 'audio')) return undefined;
   return { kind, mimeType: type.mime };
-}
-
-/** Offset of a time zone from UTC at an instant, in milliseconds. */
-function zoneOffsetMs(timeZone: string, instant: number): number {
-  const parts = new Intl.DateTimeFormat('en-US', {
-    timeZone,
-    hourCycle: 'h23',
-    year: 'numeric',
-    month: 'numeric',
-    day: 'numeric',
-    hour: 'numeric',
-    minute: 'numeric',
-    second: 'numeric',
-  }).formatToParts(instant);
-  const part = (type: string) => Number(parts.find((p) => p.type === type)?.value ?? 0);
-  const wall = Date.UTC(part('year'), part('month') - 1, part('day'), part('hour'), part('minute'), part('second'));
-  return wall - Math.floor(instant / 1000) * 1000;
 }
 
 /**
@@ -74,9 +58,7 @@ export function exifTimeMs(dateTime: unknown, offset: unknown, timeZone: string)
     const sign = explicit[1] === '-' ? -1 : 1;
     return wall - sign * (Number(explicit[2]) * 60 + Number(explicit[3])) * 60_000;
   }
-  // Twice, so a wall time near a daylight-saving change lands on the right side of it.
-  const first = wall - zoneOffsetMs(timeZone, wall);
-  return wall - zoneOffsetMs(timeZone, first);
+  return zonedToUtc(wall, timeZone);
 }
 
 /**

@@ -1,56 +1,17 @@
-// Reads a multipart upload (RFC 7578) for POST /media: one file part named `file`, optional
-// `scope` and `caption` fields. The file goes straight to a temporary file; nothing is held in
-// memory, and a request that breaks off leaves nothing behind.
+// Reads a multipart upload for POST /media (src/http/multipart.ts): one file part named `file`,
+// optional `scope` and `caption` fields. The file goes straight to a temporary file.
 import type { FastifyRequest } from 'fastify';
-import { rm } from 'node:fs/promises';
-import { AppError, badRequest } from '../http/errors.ts';
+import { receiveOneFile } from '../http/multipart.ts';
 import type { Upload } from './media.logic.ts';
-import { writeTemp, type Storage, type TempFile } from './media.storage.ts';
+import { writeTemp, type Storage } from './media.storage.ts';
 
 const FIELDS = new Set(['scope', 'caption']);
 
-/** A multipart error as the problem the client gets (413 over `limit`, 415, 400). */
-export function multipartError(error: unknown, limit: number): unknown {
-  const code = (error as { code?: string } | null)?.code;
-  if (code === 'FST_REQ_FILE_TOO_LARGE') {
-    return new AppError('payload_too_large', `The file is larger than the upload limit of ${limit} bytes.`);
-  }
-  if (code === 'FST_INVALID_MULTIPART_CONTENT_TYPE') {
-    return new AppError('unsupported_media_type', 'Send the file as multipart/form-data.');
-  }
-  if (code === 'FST_FILES_LIMIT') return badRequest('Send one file per request.');
-  if (code === 'FST_PARTS_LIMIT' || code === 'FST_FIELDS_LIMIT' || code === 'FST_PROTO_VIOLATION') {
-    return badRequest('The multipart body has too many or unexpected parts.');
-  }
-  if (error instanceof AppError) return error;
-  // busboy's own errors (a body that breaks off, a malformed boundary) are the client's doing.
-  if (error instanceof Error && !('statusCode' in error)) {
-    return badRequest(`The multipart body is malformed or incomplete: ${error.message}.`);
-  }
-  return error;
-}
-
 export async function receiveUpload(request: FastifyRequest, storage: Storage, limit: number): Promise<Upload> {
-  let file: TempFile | undefined;
-  const fields: Record<string, string> = {};
-  try {
-    for await (const part of request.parts()) {
-      if (part.type === 'file') {
-        if (part.fieldname !== 'file' || file) throw badRequest('Send one file, in the part named "file".');
-        file = await writeTemp(storage, part.file);
-      } else {
-        if (!FIELDS.has(part.fieldname)) {
-          throw badRequest(`Unknown field "${part.fieldname}".`, [
-            { path: `body/${part.fieldname}`, message: 'is not a known field' },
-          ]);
-        }
-        fields[part.fieldname] = String(part.value);
-      }
-    }
-  } catch (error) {
-    if (file) await rm(file.path, { force: true });
-    throw multipartError(error, limit);
-  }
-  if (!file) throw badRequest('The upload has no file: send it in a part named "file".');
+  const { file, fields } = await receiveOneFile(request, {
+    limit,
+    fieldNames: FIELDS,
+    save: (part) => writeTemp(storage, part.file),
+  });
   return { file, scope: fields.scope, caption: fields.caption };
 }

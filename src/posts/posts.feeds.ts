@@ -1,20 +1,18 @@
 // Public posts as feeds (docs/api.md "Collections"), so a feed reader can follow a person: Atom
 // (RFC 4287) and JSON Feed, written by the `feed` library.
 import { Feed } from 'feed';
-import type { Rendered } from '../items/kinds.ts';
+import { chosenFormat, type Rendered } from '../items/kinds.ts';
+import { escapeHtml } from '../lib/html.ts';
 import { feedUrls } from '../users/public-urls.ts';
 import type { Post, PostsParams } from './posts.logic.ts';
 
 export const ATOM = 'application/atom+xml';
 export const JSON_FEED = 'application/feed+json';
 
-function chosenFormat(acceptHeader: string | undefined, format: PostsParams['format']): 'json' | 'atom' | 'jsonfeed' {
-  if (format) return format;
-  const accept = acceptHeader ?? '';
-  if (accept.includes(ATOM)) return 'atom';
-  if (accept.includes(JSON_FEED)) return 'jsonfeed';
-  return 'json';
-}
+const BY_ACCEPT = [
+  [ATOM, 'atom'],
+  [JSON_FEED, 'jsonfeed'],
+] as const;
 
 /** A feed title: the first line, shortened; Atom requires one per entry. */
 function titleOf(text: string): string {
@@ -24,9 +22,7 @@ function titleOf(text: string): string {
 
 /** Posts are plain text; feeds carry HTML, so the text is escaped and its line breaks kept. */
 export function textToHtml(text: string): string {
-  const entities: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-  const escaped = text.replace(/[&<>"']/g, (c) => entities[c] ?? c);
-  return escaped.replace(/\r?\n/g, '<br>\n');
+  return escapeHtml(text).replace(/\r?\n/g, '<br>\n');
 }
 
 export function buildFeed(baseUrl: string, username: string, posts: Post[]): Feed {
@@ -62,7 +58,7 @@ export async function renderPosts(
   baseUrl: string,
   username: string,
 ): Promise<Rendered | undefined> {
-  const format = chosenFormat(accept, params.format);
+  const format = chosenFormat(accept, params.format, BY_ACCEPT);
   if (format === 'atom') return { type: `${ATOM}; charset=utf-8`, body: buildFeed(baseUrl, username, posts).atom1() };
   if (format === 'jsonfeed') return { type: JSON_FEED, body: buildFeed(baseUrl, username, posts).json1() };
   return undefined;

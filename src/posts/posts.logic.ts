@@ -8,7 +8,6 @@ import { msToSeconds, nowMs } from '../lib/time.ts';
 import { EXACT_PLACES, publicPlacesFor, type PublicPlaces } from '../privacy/places.ts';
 import { getSettings } from '../settings/settings.logic.ts';
 import { findUserById } from '../users/users.repo.ts';
-import { deliveriesForPosts, enqueueDeliveries, groupErrors, type Delivery } from '../services/deliveries.logic.ts';
 import { insertPost, ownMediumScopes, selectPostPage, type PostRow } from './posts.repo.ts';
 import { TEXT_MAX } from './posts.schemas.ts';
 
@@ -27,11 +26,36 @@ export interface Post {
   deliveries?: Delivery[];
 }
 
-/** What delivering a new post needs from configuration. */
+/** The state of sending a post to one service, as its owner sees it on the post. */
+export interface Delivery {
+  service_id: string;
+  status: 'pending' | 'delivered' | 'failed' | 'cancelled';
+  attempts: number;
+  remote_url: string | null;
+  remote_id: string | null;
+  last_error: string | null;
+  updated_at: number;
+}
+
+/** Each post's deliveries by post id, for the owner's view of the post object. */
+export type DeliveriesOf = (db: Db, userId: string, postIds: readonly string[]) => Promise<Map<string, Delivery[]>>;
+
+/**
+ * What a new post needs from deliveries. Services deliver posts, so posts/ knows deliveries
+ * only through this, given by the composition root (src/app.ts passes
+ * src/services/deliveries.logic.ts `postDeliveries`).
+ */
+export interface PostDeliveries {
+  /** What is wrong with the `groups` of a new post. */
+  groupErrors(db: Db, userId: string, groupIds: readonly string[]): Promise<FieldError[]>;
+  /** Inside the post's transaction: one pending delivery and job per service of the groups. */
+  enqueue(trx: Db, userId: string, post: Post, groupIds: readonly string[], now: number): Promise<Delivery[]>;
+  of: DeliveriesOf;
+}
+
+/** How a new post is delivered. */
 export interface DeliveryOptions {
-  /** Where posts live, for the link sent with each post. */
-  baseUrl: string;
-  maxAttempts: number;
+  deliveries: PostDeliveries;
   /** Runs inside the post's transaction: stores the Idempotency-Key response with the post. */
   beforeCommit?: (trx: Db, post: Post) => Promise<void>;
 }
@@ -78,13 +102,18 @@ export async function publicMediaOf(db: Db, userId: string, rows: PostRow[]): Pr
   return new Set([...scopes].filter(([, scope]) => scope === 'public').map(([id]) => id));
 }
 
-export async function listPosts(db: Db, ctx: ListContext<PostsParams>): Promise<Page<Post>> {
+/** A page of posts; the owner's own collections show each post's deliveries (`deliveriesOf`). */
+export async function listPosts(
+  db: Db,
+  ctx: ListContext<PostsParams>,
+  deliveriesOf: DeliveriesOf,
+): Promise<Page<Post>> {
   const result = await selectPostPage(db, { owner: ctx.owner.id, scope: ctx.scope }, toPageQuery(ctx.query));
   const places = await publicPlacesFor(db, ctx.owner.id, result.rows);
   const media = await publicMediaOf(db, ctx.owner.id, result.rows);
   if (!ctx.byOwner) return pageOf(result, (row) => toPost(row, ctx.owner.username, places, media));
   // The owner's own collections show each post's deliveries (docs/api.md "Objects").
-  const deliveries = await deliveriesForPosts(
+  const deliveries = await deliveriesOf(
     db,
     ctx.owner.id,
     result.rows.map((row) => row.id),
@@ -95,13 +124,13 @@ export async function listPosts(db: Db, ctx: ListContext<PostsParams>): Promise<
   }));
 }
 
-export async function getPost(db: Db, id: string, auth: Auth | undefined): Promise<Post> {
+export async function getPost(db: Db, id: string, auth: Auth | undefined, deliveriesOf: DeliveriesOf): Promise<Post> {
   const row = await readItem(db, 'posts', id, auth);
   const owner = await findUserById(db, row.user_id);
   const media = await publicMediaOf(db, row.user_id, [row]);
   const post = toPost(row, owner?.username ?? '', await publicPlacesFor(db, row.user_id, [row]), media);
   if (auth?.userId !== row.user_id) return post;
-  return { ...post, deliveries: (await deliveriesForPosts(db, row.user_id, [row.id])).get(row.id) ?? [] };
+  return { ...post, deliveries: (await deliveriesOf(db, row.user_id, [row.id])).get(row.id) ?? [] };
 }
 
 /**
@@ -115,7 +144,7 @@ export async function createPost(db: Db, userId: string, input: NewPost, deliver
   if (length < 1 || length > TEXT_MAX) {
     errors.push({ path: 'body/text', message: `must be 1 to ${TEXT_MAX} characters after trimming` });
   }
-  errors.push(...(await groupErrors(db, userId, input.groups)));
+  errors.push(...(await delivery.deliveries.groupErrors(db, userId, input.groups)));
   const { defaultScopes } = await getSettings(db, userId);
   const scope = input.scope ?? defaultScopes.posts;
   const mediaIds = input.media_ids ?? [];
@@ -149,23 +178,7 @@ export async function createPost(db: Db, userId: string, input: NewPost, deliver
   const post = toPost(row, owner?.username ?? '', EXACT_PLACES, new Set(mediaIds));
   return db.transaction().execute(async (trx) => {
     await insertPost(trx, row);
-    const deliveries = await enqueueDeliveries(trx, {
-      userId,
-      post: {
-        id: post.id,
-        username: post.username,
-        text: post.text,
-        scope: post.scope,
-        time: post.time,
-        created_at: post.created_at,
-        url: `${delivery.baseUrl}/posts/id/${post.id}`,
-        media_ids: post.media_ids,
-        location: post.location,
-      },
-      groupIds: input.groups,
-      maxAttempts: delivery.maxAttempts,
-      now,
-    });
+    const deliveries = await delivery.deliveries.enqueue(trx, userId, post, input.groups, now);
     const created = { ...post, deliveries };
     await delivery.beforeCommit?.(trx, created);
     return created;

@@ -7,8 +7,8 @@ import { strictBody } from '../http/strict-body.ts';
 import { registerItemReads } from '../item-routes/reads.routes.ts';
 import type { PageCache } from '../items/public-pages.ts';
 import { ATOM, JSON_FEED, renderPosts } from './posts.feeds.ts';
-import { createPost, getPost, listPosts, type Post, type PostsParams } from './posts.logic.ts';
-import { idempotent } from '../services/idempotency.logic.ts';
+import { createPost, getPost, listPosts, type Post, type PostDeliveries, type PostsParams } from './posts.logic.ts';
+import { idempotent } from '../http/idempotency.ts';
 import { NewPostBody, PostHeaders, PostSchema, PostsQuery } from './posts.schemas.ts';
 
 export interface PostsRoutesOptions {
@@ -16,8 +16,8 @@ export interface PostsRoutesOptions {
   baseUrl: string;
   /** Copies of public pages (src/items/public-pages.ts); none when the operator turned it off. */
   pages?: PageCache | undefined;
-  /** Attempts per delivery (configuration). */
-  deliveryMaxAttempts: number;
+  /** Deliveries of new posts and the owner's view of them (src/services/deliveries.logic.ts). */
+  deliveries: PostDeliveries;
   /** Called after a post with deliveries is committed (wakes an in-process worker). */
   onJobsQueued?: (() => void) | undefined;
 }
@@ -39,8 +39,8 @@ export async function postsRoutes(fastify: FastifyInstance, options: PostsRoutes
         [ATOM]: 'An Atom feed of the page (`format=atom` or `Accept: application/atom+xml`).',
         [JSON_FEED]: 'A JSON Feed of the page (`format=jsonfeed` or `Accept: application/feed+json`).',
       },
-      list: (ctx) => listPosts(db, ctx),
-      byId: (id, auth) => getPost(db, id, auth),
+      list: (ctx) => listPosts(db, ctx, options.deliveries.of),
+      byId: (id, auth) => getPost(db, id, auth, options.deliveries.of),
       render: (accept, page, ctx) => renderPosts(accept, page.items, ctx.query, baseUrl, ctx.owner.username),
     },
   );
@@ -75,8 +75,7 @@ export async function postsRoutes(fastify: FastifyInstance, options: PostsRoutes
       const response = await idempotent(db, key, async (remember) => {
         const accepted = (post: Post) => ({ status: 202, headers: { location: `/posts/id/${post.id}` }, body: post });
         const post = await createPost(db, userId, request.body, {
-          baseUrl,
-          maxAttempts: options.deliveryMaxAttempts,
+          deliveries: options.deliveries,
           beforeCommit: (trx, created) => remember(trx, accepted(created)),
         });
         if (post.deliveries?.length) options.onJobsQueued?.();

@@ -5,22 +5,15 @@ import type { Db } from '../db/database.ts';
 import { type FieldError, invalid } from '../http/errors.ts';
 import { newId } from '../lib/ids.ts';
 import { msToSeconds } from '../lib/time.ts';
-import { insertJobs } from '../jobs/jobs.repo.ts';
+import { insertJobs, type JobRow } from '../jobs/jobs.repo.ts';
+import type { Delivery, Post, PostDeliveries } from '../posts/posts.logic.ts';
 import type { OutgoingPost } from './connectors/connector.ts';
 import { insertDeliveries, listDeliveryRows, type DeliveryRow } from './deliveries.repo.ts';
 import { enabledServicesInGroups, ownedGroupIds } from './services.repo.ts';
 
 export const DELIVERY_JOB = 'delivery';
 
-export interface Delivery {
-  service_id: string;
-  status: 'pending' | 'delivered' | 'failed' | 'cancelled';
-  attempts: number;
-  remote_url: string | null;
-  remote_id: string | null;
-  last_error: string | null;
-  updated_at: number;
-}
+export type { Delivery };
 
 /** What a delivery job carries: the delivery and the post as it was written. */
 export interface DeliveryPayload {
@@ -98,23 +91,43 @@ export async function enqueueDeliveries(trx: Db, options: EnqueueOptions): Promi
   await insertDeliveries(trx, deliveries);
   await insertJobs(
     trx,
-    deliveries.map((delivery) => ({
-      id: newId(),
-      kind: DELIVERY_JOB,
-      ref: delivery.id,
-      payload: JSON.stringify({ delivery_id: delivery.id, post } satisfies DeliveryPayload),
-      status: 'queued',
-      attempts: 0,
-      max_attempts: maxAttempts,
-      run_at: now,
-      locked_by: null,
-      locked_until: null,
-      last_error: null,
-      created_at: now,
-      updated_at: now,
-    })),
+    deliveries.map((delivery) => deliveryJob({ delivery_id: delivery.id, post }, maxAttempts, now)),
   );
   return deliveries.map(toDelivery);
+}
+
+/** The queued job that sends one delivery. */
+export function deliveryJob(payload: DeliveryPayload, maxAttempts: number, now: number): JobRow {
+  return {
+    id: newId(),
+    kind: DELIVERY_JOB,
+    ref: payload.delivery_id,
+    payload: JSON.stringify(payload),
+    status: 'queued',
+    attempts: 0,
+    max_attempts: maxAttempts,
+    run_at: now,
+    locked_by: null,
+    locked_until: null,
+    last_error: null,
+    created_at: now,
+    updated_at: now,
+  };
+}
+
+/** The post as a delivery carries it: the API object the owner sees, and its link. */
+export function outgoingPost(post: Post, baseUrl: string): OutgoingPost {
+  return {
+    id: post.id,
+    username: post.username,
+    text: post.text,
+    scope: post.scope,
+    time: post.time,
+    created_at: post.created_at,
+    url: `${baseUrl}/posts/id/${post.id}`,
+    media_ids: post.media_ids,
+    location: post.location,
+  };
 }
 
 /** The deliveries of each post, for the owner's view of the post object. */
@@ -126,4 +139,20 @@ export async function deliveriesForPosts(
   const byPost = new Map<string, Delivery[]>(postIds.map((id) => [id, []]));
   for (const row of await listDeliveryRows(db, userId, postIds)) byPost.get(row.post_id)?.push(toDelivery(row));
   return byPost;
+}
+
+/** Deliveries as posts/ asks for them (src/posts/posts.logic.ts `PostDeliveries`). */
+export function postDeliveries(options: { baseUrl: string; maxAttempts: number }): PostDeliveries {
+  return {
+    groupErrors,
+    enqueue: (trx, userId, post, groupIds, now) =>
+      enqueueDeliveries(trx, {
+        userId,
+        post: outgoingPost(post, options.baseUrl),
+        groupIds,
+        maxAttempts: options.maxAttempts,
+        now,
+      }),
+    of: deliveriesForPosts,
+  };
 }

@@ -4,13 +4,19 @@
 // can drop a repeat.
 import type { Db } from '../db/database.ts';
 import { AppError, notFound } from '../http/errors.ts';
-import { newId } from '../lib/ids.ts';
 import { insertJobs, latestJobFor, restartJob } from '../jobs/jobs.repo.ts';
 import { toPost } from '../posts/posts.logic.ts';
 import { EXACT_PLACES } from '../privacy/places.ts';
 import { findUserById } from '../users/users.repo.ts';
 import type { OutgoingPost } from './connectors/connector.ts';
-import { DELIVERY_JOB, toDelivery, type Delivery, type DeliveryPayload } from './deliveries.logic.ts';
+import {
+  DELIVERY_JOB,
+  deliveryJob,
+  outgoingPost,
+  toDelivery,
+  type Delivery,
+  type DeliveryPayload,
+} from './deliveries.logic.ts';
 import { findPostDelivery, reopenDelivery } from './deliveries.repo.ts';
 import { findServiceRow } from './services.repo.ts';
 
@@ -27,12 +33,7 @@ const notRetryable = (status: string) =>
   );
 
 /** The post as it was sent, rebuilt from its row when the first job is gone (housekeeping). */
-async function outgoingPost(
-  db: Db,
-  userId: string,
-  postId: string,
-  baseUrl: string,
-): Promise<OutgoingPost | undefined> {
+async function sentPost(db: Db, userId: string, postId: string, baseUrl: string): Promise<OutgoingPost | undefined> {
   const row = await db
     .selectFrom('posts')
     .selectAll()
@@ -42,17 +43,7 @@ async function outgoingPost(
   if (!row) return undefined;
   const owner = await findUserById(db, userId);
   const post = toPost(row, owner?.username ?? '', EXACT_PLACES, new Set(JSON.parse(row.media_ids) as string[]));
-  return {
-    id: post.id,
-    username: post.username,
-    text: post.text,
-    scope: post.scope,
-    time: post.time,
-    created_at: post.created_at,
-    url: `${baseUrl}/posts/id/${post.id}`,
-    media_ids: post.media_ids,
-    location: post.location,
-  };
+  return outgoingPost(post, baseUrl);
 }
 
 /**
@@ -76,33 +67,12 @@ export async function retryDelivery(
     if (!(await reopenDelivery(trx, delivery.id, now))) throw notRetryable('no longer failed');
     const job = await latestJobFor(trx, DELIVERY_JOB, delivery.id);
     const previous = job ? (JSON.parse(job.payload) as DeliveryPayload) : undefined;
-    const post = previous?.post ?? (await outgoingPost(trx, userId, postId, options.baseUrl));
+    const post = previous?.post ?? (await sentPost(trx, userId, postId, options.baseUrl));
     if (!post) throw notFound('This post has no delivery to that service.');
-    const payload = JSON.stringify({
-      delivery_id: delivery.id,
-      post,
-      attempts_before: delivery.attempts,
-    } satisfies DeliveryPayload);
-    if (job && job.status !== 'queued' && job.status !== 'running') await restartJob(trx, job.id, payload, now);
-    else if (!job) {
-      await insertJobs(trx, [
-        {
-          id: newId(),
-          kind: DELIVERY_JOB,
-          ref: delivery.id,
-          payload,
-          status: 'queued',
-          attempts: 0,
-          max_attempts: options.maxAttempts,
-          run_at: now,
-          locked_by: null,
-          locked_until: null,
-          last_error: null,
-          created_at: now,
-          updated_at: now,
-        },
-      ]);
-    }
+    const next: DeliveryPayload = { delivery_id: delivery.id, post, attempts_before: delivery.attempts };
+    if (job && job.status !== 'queued' && job.status !== 'running') {
+      await restartJob(trx, job.id, JSON.stringify(next), now);
+    } else if (!job) await insertJobs(trx, [deliveryJob(next, options.maxAttempts, now)]);
     return toDelivery({ ...delivery, status: 'pending', updated_at: now });
   });
 }

@@ -12,6 +12,7 @@ import {
   invalid,
   notAnObject,
   notAString,
+  PAGING_CLASSES,
   refused,
   unknownField,
   type InputClass,
@@ -672,41 +673,7 @@ describe('no input makes a 5xx', () => {
         inputs: unknownField(['count', 'order', 'cursor', 'since_time', 'until_time']).map((n) => [[n, '1']]),
         answer: (pairs) => invalid([`querystring/${pairs[0]![0]}`, 'is not a known field']),
       },
-      {
-        name: 'a count that is not a number',
-        inputs: fc.stringMatching(/^[a-z]{1,8}$/).map((v) => [['count', v]]),
-        answer: () => invalid(['querystring/count', 'must be integer']),
-      },
-      {
-        name: 'a count over 1000',
-        inputs: fc.integer({ min: 1001, max: 1e9 }).map((v) => [['count', String(v)]]),
-        answer: () => invalid(['querystring/count', 'must be <= 1000']),
-      },
-      {
-        name: 'a count under 1',
-        inputs: fc.integer({ min: -1e9, max: 0 }).map((v) => [['count', String(v)]]),
-        answer: () => invalid(['querystring/count', 'must be >= 1']),
-      },
-      {
-        name: 'an order that is neither asc nor desc',
-        inputs: fc
-          .stringMatching(/^[a-z]{0,8}$/)
-          .filter((v) => v !== 'asc' && v !== 'desc')
-          .map((v) => [['order', v]]),
-        answer: () =>
-          invalid(
-            ['querystring/order', 'must be equal to constant'],
-            ['querystring/order', 'must match a schema in anyOf'],
-          ),
-      },
-      {
-        name: 'a cursor this server did not make',
-        inputs: fc.stringMatching(/^[!*().~]{1,10}$/).map((v) => [['cursor', v]]),
-        answer: () =>
-          refused('The cursor is not one this server made; take it from the Link header.', [
-            { path: 'querystring/cursor', message: 'is not a valid cursor' },
-          ]),
-      },
+      ...PAGING_CLASSES,
       {
         name: 'valid paging',
         inputs: fc.tuple(fc.integer({ min: 1, max: 1000 }), fc.constantFrom('asc', 'desc')).map(([count, order]) => [

@@ -5,7 +5,7 @@
 import { html, type Html } from '../../account/html.ts';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/database.ts';
-import { zonedToUtc } from '../../history/geo.ts';
+import { zonedToUtc } from '../../lib/time.ts';
 import { listLocations } from '../../locations/locations.logic.ts';
 import { getSettings } from '../../settings/settings.logic.ts';
 import type { AppPage } from '../page.ts';

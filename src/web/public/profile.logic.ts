@@ -9,6 +9,7 @@ import type { PageVersion } from '../../items/public-pages.ts';
 import { listLocations } from '../../locations/locations.logic.ts';
 import { selectMediaByIds, type MediumRow } from '../../media/media.repo.ts';
 import { listPosts, publicMediaOf, toPost, type Post } from '../../posts/posts.logic.ts';
+import { deliveriesForPosts } from '../../services/deliveries.logic.ts';
 import { publicPlacesFor } from '../../privacy/places.ts';
 import { findUserByUsername } from '../../users/users.repo.ts';
 
@@ -89,7 +90,7 @@ export async function profileEntries(
   if (cursor !== undefined) decodeCursor(cursor);
   const owner = { id: person.id, username: person.username };
   const query = { count: PROFILE_PAGE_SIZE, order: 'desc' as const, cursor };
-  const page = await listPosts(db, { owner, scope: 'public', query, byOwner: false });
+  const page = await listPosts(db, { owner, scope: 'public', query, byOwner: false }, deliveriesForPosts);
   return { items: await withMedia(db, baseUrl, person, page.items), next: page.next };
 }
 

@@ -3,20 +3,19 @@
 //   GET /@<username>            profile: h-card, a map of public places, public posts (h-feed), paged
 //   GET /@<username>/<post id>  one public post
 //
-// They follow the public collections' caching rules (src/items/public-pages.ts): a weak ETag from
-// the person's items_version and profile, 304 on If-None-Match, and copies kept in memory and
-// replayed. The page is the same for every visitor, signed in or not, so a copy fits anyone.
+// They follow the public collections' caching rules (src/items/public-pages.ts decides when a
+// copy is used, kept and dropped): a weak ETag from the person's items_version and profile, 304
+// on If-None-Match, and copies kept in memory and replayed. The page is the same for every visitor, signed in or not, so a copy fits anyone.
 // An unknown person, a missing post and a private post all get one and the same 404 page.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/database.ts';
 import { AppError } from '../../http/errors.ts';
 import { decodeCursor } from '../../items/items.logic.ts';
-import { noneMatch } from '../../items/conditional.ts';
-import { pageEtag, requestKey, type PageCache, type PageVersion } from '../../items/public-pages.ts';
+import { checkpoint, publicCopy, type PageCache } from '../../items/public-pages.ts';
 import { mapPolicy } from './assets.ts';
 import { badRequestHtml, notFoundHtml, personLinks, postHtml, profileHtml } from './profile.html.ts';
-import { latestPublicPlace, personByUsername, profileEntries, publicEntry } from './profile.logic.ts';
+import { latestPublicPlace, personByUsername, profileEntries, publicEntry, type Person } from './profile.logic.ts';
 
 const HTML = 'text/html; charset=utf-8';
 
@@ -37,37 +36,30 @@ export async function publicPagesRoutes(app: FastifyInstance, { db, config, page
   const notFound = (reply: FastifyReply) => sendPlain(reply, 404, notFoundHtml());
 
   /**
-   * A public page: 304 when the client has this version, else the copy in memory, else built
-   * and kept with its headers. `build` answers undefined for "no such page" (never kept).
+   * The person's public page: 304 when the client has this version, else the copy in memory,
+   * else built and kept with its headers (src/items/public-pages.ts). `build` answers undefined
+   * for "no such page" (never kept); so does an unknown person.
    */
   async function sendPublicHtml(
-    request: FastifyRequest,
+    request: FastifyRequest<{ Params: { username: string } }>,
     reply: FastifyReply,
-    {
-      version,
-      checked,
-      build,
-    }: { version: PageVersion; checked: { at: number; generation: number }; build: () => Promise<string | undefined> },
+    build: (person: Person) => Promise<string | undefined>,
   ) {
-    const key = requestKey(request.url, request.headers);
-    const etag = pageEtag(baseUrl, `page\n${key}`, version);
-    if (noneMatch(request.headers['if-none-match'], etag)) {
-      return reply.code(304).headers(policy).header('etag', etag).header('cache-control', 'public, no-cache').send();
-    }
-    const kept = pages?.current(key, etag, checked);
-    let body = kept?.page.body;
+    // Taken before the version is read: a write answered after this outdates what is built now.
+    const checked = checkpoint(pages);
+    const found = await personByUsername(db, request.params.username);
+    if (!found) return notFound(reply);
+    const copy = publicCopy(pages, baseUrl, request, { version: found.version, checked, space: 'page\n' });
+    const cached = () => reply.headers(policy).header('etag', copy.etag).header('cache-control', 'public, no-cache');
+    if (copy.notModified) return cached().code(304).send();
+    let body = copy.kept?.body;
     if (!body) {
-      const built = await build();
+      const built = await build(found.person);
       if (built === undefined) return notFound(reply);
       body = Buffer.from(built);
     }
-    void reply.headers(policy).header('etag', etag).header('cache-control', 'public, no-cache').type(HTML);
-    if (pages && !kept) {
-      const { 'x-request-id': _perRequest, ...headers } = reply.getHeaders();
-      const route = request.routeOptions.url ?? request.url;
-      const page = { type: HTML, body, link: undefined };
-      pages.keep(key, { etag, page, headers, route, checkedAt: checked.at, generation: checked.generation });
-    }
+    void cached().type(HTML);
+    copy.keep({ type: HTML, body, link: undefined }, reply.getHeaders(), request.routeOptions.url ?? request.url);
     return reply.send(body);
   }
 
@@ -93,36 +85,19 @@ export async function publicPagesRoutes(app: FastifyInstance, { db, config, page
   app.get<{ Params: { username: string } }>('/@:username', hide, async (request, reply) => {
     const given = cursorOf(request);
     if ('error' in given) return sendPlain(reply, 400, badRequestHtml(given.error));
-    // Taken before the version is read: a write answered after this outdates what is built now.
-    const checked = { at: performance.now(), generation: pages?.generation ?? 0 };
-    const found = await personByUsername(db, request.params.username);
-    if (!found) return notFound(reply);
-    const { person, version } = found;
-    return sendPublicHtml(request, reply, {
-      version,
-      checked,
-      build: async () => {
-        const page = await profileEntries(db, baseUrl, person, given.cursor);
-        const later = given.cursor !== undefined;
-        const next = page.next ? `${personLinks(baseUrl, person.username).profile}?cursor=${page.next}` : undefined;
-        const place = later ? undefined : await latestPublicPlace(db, person);
-        return profileHtml({ baseUrl, person, entries: page.items, next, later, place, basemap: config.mapStyle });
-      },
+    return sendPublicHtml(request, reply, async (person) => {
+      const page = await profileEntries(db, baseUrl, person, given.cursor);
+      const later = given.cursor !== undefined;
+      const next = page.next ? `${personLinks(baseUrl, person.username).profile}?cursor=${page.next}` : undefined;
+      const place = later ? undefined : await latestPublicPlace(db, person);
+      return profileHtml({ baseUrl, person, entries: page.items, next, later, place, basemap: config.mapStyle });
     });
   });
 
   app.get<{ Params: { username: string; id: string } }>('/@:username/:id', hide, async (request, reply) => {
-    const checked = { at: performance.now(), generation: pages?.generation ?? 0 };
-    const found = await personByUsername(db, request.params.username);
-    if (!found) return notFound(reply);
-    const { person, version } = found;
-    return sendPublicHtml(request, reply, {
-      version,
-      checked,
-      build: async () => {
-        const entry = await publicEntry(db, baseUrl, person, request.params.id);
-        return entry ? postHtml(baseUrl, person, entry) : undefined;
-      },
+    return sendPublicHtml(request, reply, async (person) => {
+      const entry = await publicEntry(db, baseUrl, person, request.params.id);
+      return entry ? postHtml(baseUrl, person, entry) : undefined;
     });
   });
 }

@@ -10,9 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, createTestUser, DIALECT, type TestApp } from '../../test/helpers.ts';
 import { insertItems } from '../../test/items.ts';
 import { tokenFor } from '../../test/tokens.ts';
-import { toGeoJson } from '../locations/locations.formats.ts';
+import { toGeoJson } from './locations.formats.ts';
 import { roundPoint } from '../privacy/precision.ts';
-import { geojsonSeq } from './downloads.ts';
+import { geojsonSeq } from './locations.downloads.ts';
 
 let t: TestApp;
 let user: Awaited<ReturnType<typeof createTestUser>>;

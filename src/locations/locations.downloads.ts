@@ -1,14 +1,15 @@
 // Whole-history downloads (docs/history.md "Downloads"): `all=true` on the location
 // collections streams every matching point, oldest first, in keyset batches: constant memory,
 // the first bytes as soon as the first batch is read, and a client that goes away stops the
-// reading at the next batch with nothing left open (src/history/points.repo.ts).
+// reading at the next batch with nothing left open (src/locations/points.repo.ts).
 import { Readable } from 'node:stream';
 import type { Db } from '../db/database.ts';
 import { badRequest } from '../http/errors.ts';
 import { toPageQuery } from '../items/items.logic.ts';
-import type { ListContext } from '../items/kinds.ts';
-import { toLocation, type Location, type LocationsParams } from '../locations/locations.logic.ts';
-import type { LocationRow } from '../locations/locations.repo.ts';
+import { chosenFormat, type ListContext } from '../items/kinds.ts';
+import { escapeHtml } from '../lib/html.ts';
+import { toLocation, type Location, type LocationsParams } from './locations.logic.ts';
+import type { LocationRow } from './locations.repo.ts';
 import { EXACT_PLACES, publicPlacesOf } from '../privacy/places.ts';
 import { eachBatch } from './points.repo.ts';
 
@@ -128,9 +129,6 @@ export function geojsonSeq(points: Location[]): string {
   return points.map((point) => `\x1e${JSON.stringify(toFeature(point))}\n`).join('');
 }
 
-const escapeXml = (text: string) =>
-  text.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!);
-
 function writer(format: DownloadFormat, title: string): Writer {
   // A batch of an array's elements: the array's JSON without its brackets, after a comma but first.
   const elements = (items: unknown[], first: boolean) =>
@@ -156,7 +154,7 @@ function writer(format: DownloadFormat, title: string): Writer {
       return {
         head:
           '<?xml version="1.0" encoding="UTF-8"?>\n<gpx xmlns="http://www.topografix.com/GPX/1/1" version="1.1" creator="Waypost">' +
-          `<metadata><name>${escapeXml(title)}</name></metadata><trk><name>${escapeXml(title)}</name><trkseg>`,
+          `<metadata><name>${escapeHtml(title)}</name></metadata><trk><name>${escapeHtml(title)}</name><trkseg>`,
         batch: (points) =>
           points
             .map(
@@ -171,16 +169,13 @@ function writer(format: DownloadFormat, title: string): Writer {
   }
 }
 
-/** The format of a download: the `format` parameter, else what Accept names, else JSON. */
-function formatOf(acceptHeader: string | undefined, format: LocationsParams['format']): DownloadFormat {
-  if (format) return format;
-  const accept = acceptHeader ?? '';
-  if (accept.includes('application/geo+json-seq')) return 'geojsonseq';
-  if (accept.includes('application/geo+json')) return 'geojson';
-  if (accept.includes('application/gpx+xml')) return 'gpx';
-  if (accept.includes('text/csv')) return 'csv';
-  return 'json';
-}
+/** What a download is by Accept (a sequence before plain GeoJSON, whose type starts it). */
+const DOWNLOAD_BY_ACCEPT = [
+  ['application/geo+json-seq', 'geojsonseq'],
+  ['application/geo+json', 'geojson'],
+  ['application/gpx+xml', 'gpx'],
+  ['text/csv', 'csv'],
+] as const;
 
 /**
  * The whole collection (or its time range) as a stream, when the request says `all=true`;
@@ -199,7 +194,7 @@ export async function locationDownload(
   ];
   if (errors.length > 0) throw badRequest('A download (all=true) takes since_time and until_time only.', errors);
   const { sinceMs, untilMs } = toPageQuery(ctx.query);
-  const format = formatOf(accept, ctx.query.format);
+  const format = chosenFormat(accept, ctx.query.format, DOWNLOAD_BY_ACCEPT);
   const places = ctx.scope === 'public' ? await publicPlacesOf(db, ctx.owner.id) : EXACT_PLACES;
   const { username } = ctx.owner;
   const out = writer(format, `${username}: ${ctx.scope} locations`);

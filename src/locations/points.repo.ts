@@ -7,7 +7,7 @@ import type { Db } from '../db/database.ts';
 import type { ScopeValue } from '../db/schema.ts';
 import type { Box } from '../items/box.ts';
 import { boxFilter } from '../items/box.repo.ts';
-import type { LocationRow } from '../locations/locations.repo.ts';
+import type { LocationRow } from './locations.repo.ts';
 
 export const BATCH_ROWS = 5000;
 
