@@ -3,6 +3,7 @@
 // and remove; groups with their members (checkboxes that add or remove at once) and delete.
 // Tracker types have their own page (their ingest URL and token).
 import { html, type Html } from '../account/html.ts';
+import { deleteButton } from './buttons.html.ts';
 import { connectors, SERVICE_TYPES } from '../services/connectors/index.ts';
 import type { GroupObject, ServiceObject } from './api-types.ts';
 import type { AppPage } from './page.ts';
@@ -86,14 +87,12 @@ function serviceCard(service: ServiceObject): Html {
     }
     <div class="row">
       <button type="button" class="secondary small" data-test="${service.id}">Test</button>
-      <button
-        type="button"
-        class="danger small"
-        data-delete="/services/${service.id}"
-        data-confirm="Remove ${service.name}? Its queued deliveries are cancelled."
-      >
-        Remove
-      </button>
+      ${deleteButton({
+        path: `/services/${service.id}`,
+        confirm: `Remove ${service.name}? Its queued deliveries are cancelled.`,
+        text: 'Remove',
+        what: service.name,
+      })}
     </div>
     <p class="test-result" role="status"></p>
   </li>`;
@@ -121,14 +120,12 @@ function groupCard(group: GroupObject, services: ServiceObject[]): Html {
       }
     </fieldset>
     <p class="member-status help" role="status"></p>
-    <button
-      type="button"
-      class="danger small"
-      data-delete="/services/groups/${group.id}"
-      data-confirm="Delete the group ${group.name}? Its services stay."
-    >
-      Delete group
-    </button>
+    ${deleteButton({
+      path: `/services/groups/${group.id}`,
+      confirm: `Delete the group ${group.name}? Its services stay.`,
+      text: 'Delete group',
+      what: group.name,
+    })}
   </li>`;
 }
 

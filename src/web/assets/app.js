@@ -121,7 +121,8 @@ export function announce(form, text) {
   status.textContent = text;
 }
 
-// Delete buttons: <button data-delete="/posts/id/…" data-confirm="…">; the element marked
+// Delete buttons, made by deleteButton() (src/web/buttons.html.ts): <button data-delete="/posts/id/…"
+// data-confirm="…">; the element marked
 // data-item around it goes when the server says it is gone.
 document.addEventListener('click', async (event) => {
   const button = event.target instanceof Element ? event.target.closest('button[data-delete]') : null;
