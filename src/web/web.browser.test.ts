@@ -268,7 +268,7 @@ describe('the web app in a browser', () => {
     const copies = Array.from({ length: 75 }, (_, i) => ({
       ...first,
       id: newId(),
-      scope: i % 3 === 0 ? ('public' as const) : ('private' as const),
+      scope: i % 10 === 0 ? ('public' as const) : ('private' as const),
       time: first.time - (i + 1) * 60_000,
       created_at: first.created_at + i + 1,
     }));
