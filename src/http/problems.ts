@@ -27,6 +27,7 @@ export const PROBLEMS = {
   request_in_flight: [409, 'A request with the same Idempotency-Key is still being processed.'],
   too_many_views: [409, 'The person keeps the most views allowed.'],
   delivery_not_retryable: [409, 'Only a failed or cancelled delivery can be tried again.'],
+  service_needs_secrets: [409, 'A service cannot be enabled without its secrets; `errors` names each.'],
   // 413-431: size and type
   payload_too_large: [413, 'The body is larger than the limit for this route.'],
   uri_too_long: [414, 'The path or a path parameter is too long.'],

@@ -63,7 +63,12 @@ export async function retryDelivery(
     const delivery = await findPostDelivery(trx, userId, postId, serviceId);
     if (!delivery) throw notFound('This post has no delivery to that service.');
     if (delivery.status === 'pending' || delivery.status === 'delivered') throw notRetryable(delivery.status);
-    if (!(await findServiceRow(trx, userId, serviceId))) throw notFound('No such service.');
+    const service = await findServiceRow(trx, userId, serviceId);
+    if (!service) throw notFound('No such service.');
+    // A disabled service gets no new deliveries, and a retry is one.
+    if (service.enabled !== 1) {
+      throw new AppError('delivery_not_retryable', 'The service is disabled: enable it to try the delivery again.');
+    }
     if (!(await reopenDelivery(trx, delivery.id, now))) throw notRetryable('no longer failed');
     const job = await latestJobFor(trx, DELIVERY_JOB, delivery.id);
     const previous = job ? (JSON.parse(job.payload) as DeliveryPayload) : undefined;

@@ -30,6 +30,8 @@ export interface Service {
   created_at: number;
   /** Trackers: where the app sends its points; `token` only in the answer that made it. */
   ingest?: { url: string; token?: string };
+  /** Secret fields it needs and lacks (restored from an export); absent when none. */
+  missing_secrets?: string[];
 }
 
 /** A config value: text, a number (minutes, counts) or a switch (Mastodon's `import`). */
@@ -60,7 +62,11 @@ function newIngestToken(): { token: string; hash: string } {
   return { token, hash: sha256Hex(token) };
 }
 
-function toService(row: repo.ServiceRow, baseUrl: string): Service {
+/**
+ * A service row as the API shows it. `missingSecrets`: the secret fields it lacks (a service
+ * restored from an export has none), shown as `missing_secrets` when there are any.
+ */
+export function toService(row: repo.ServiceRow, baseUrl: string, missingSecrets: readonly string[] = []): Service {
   const type = row.type as ServiceType;
   const connector = connectors[type];
   const config = JSON.parse(row.config) as Record<string, ConfigValue>;
@@ -79,7 +85,22 @@ function toService(row: repo.ServiceRow, baseUrl: string): Service {
     last_error: row.last_error,
     created_at: msToSeconds(row.created_at),
     ...(connector.ingest ? { ingest: { url: ingestUrl(baseUrl, row.id) } } : {}),
+    ...(missingSecrets.length > 0 ? { missing_secrets: [...missingSecrets] } : {}),
   };
+}
+
+/**
+ * The secret fields a service needs (its schema requires them) and has not stored: a service
+ * restored from an export comes back without its secrets (docs/api.md "Changing a service").
+ */
+export function missingSecrets(type: ServiceType, secrets: Readonly<Record<string, string>>): string[] {
+  const { secretFields, configSchema } = connectors[type];
+  const required = new Set<string>(configSchema.required ?? []);
+  return secretFields.filter((field) => required.has(field) && !Object.hasOwn(secrets, field));
+}
+
+function withMissing(row: repo.ServiceRow, baseUrl: string, key: SecretKey): Service {
+  return toService(row, baseUrl, missingSecrets(row.type as ServiceType, openSecrets(key, row.id, row.secrets)));
 }
 
 function toGroup(row: repo.GroupRow): ServiceGroup {
@@ -92,8 +113,15 @@ const configCheckers = Object.fromEntries(
 
 /** The config of `POST /services`, checked against its type's schema; 400 names each field. */
 function validateConfig(type: ServiceType, config: Record<string, unknown>): Record<string, ConfigValue> {
+  const errors = configErrors(type, config);
+  if (errors.length === 0) return config as Record<string, ConfigValue>;
+  throw invalid(`The ${type} configuration is invalid`, errors);
+}
+
+/** What is wrong with a config of this type, each field as `body/config/<name>`; [] when nothing. */
+export function configErrors(type: ServiceType, config: Record<string, unknown>): FieldError[] {
   const checker = configCheckers[type];
-  if (checker.Check(config)) return config as Record<string, ConfigValue>;
+  if (checker.Check(config)) return [];
   const errors: FieldError[] = [];
   for (const issue of checker.Errors(config)) {
     const params = issue.params as { requiredProperties?: string[]; additionalProperties?: string[] };
@@ -110,7 +138,18 @@ function validateConfig(type: ServiceType, config: Record<string, unknown>): Rec
       errors.push({ path: `body/config${issue.instancePath}`, message: issue.message });
     }
   }
-  throw invalid(`The ${type} configuration is invalid`, errors);
+  return errors;
+}
+
+/** A validated config in two: what is stored as it is, and the secrets, sealed before storing. */
+export function splitSecrets(type: ServiceType, config: Record<string, ConfigValue>) {
+  const plain: Record<string, ConfigValue> = {};
+  const secrets: Record<string, string> = {};
+  for (const [field, value] of Object.entries(config)) {
+    if (connectors[type].secretFields.includes(field)) secrets[field] = String(value);
+    else plain[field] = value;
+  }
+  return { plain, secrets };
 }
 
 export async function createService(
@@ -123,12 +162,7 @@ export async function createService(
   const connector = connectors[input.type];
   const config = validateConfig(input.type, input.config);
   const id = newId();
-  const plain: Record<string, ConfigValue> = {};
-  const secrets: Record<string, string> = {};
-  for (const [field, value] of Object.entries(config)) {
-    if (connector.secretFields.includes(field)) secrets[field] = String(value);
-    else plain[field] = value;
-  }
+  const { plain, secrets } = splitSecrets(input.type, config);
   const now = nowMs();
   const ingest = connector.ingest ? newIngestToken() : undefined;
   const row: repo.ServiceRow = {
@@ -153,14 +187,23 @@ export async function createService(
   return ingest ? { ...service, ingest: { url: ingestUrl(baseUrl, id), token: ingest.token } } : service;
 }
 
-export async function listServices(db: Db, baseUrl: string, userId: string): Promise<Service[]> {
-  return (await repo.listServiceRows(db, userId)).map((row) => toService(row, baseUrl));
+/** The person's services; with `key`, each says which secrets it lacks (`missing_secrets`). */
+export async function listServices(db: Db, baseUrl: string, userId: string, key?: SecretKey): Promise<Service[]> {
+  return (await repo.listServiceRows(db, userId)).map((row) =>
+    key ? withMissing(row, baseUrl, key) : toService(row, baseUrl),
+  );
 }
 
-export async function getService(db: Db, baseUrl: string, userId: string, id: string): Promise<Service> {
+export async function getService(
+  db: Db,
+  baseUrl: string,
+  userId: string,
+  id: string,
+  key?: SecretKey,
+): Promise<Service> {
   const row = await repo.findServiceRow(db, userId, id);
   if (!row) throw notFound('No such service.');
-  return toService(row, baseUrl);
+  return key ? withMissing(row, baseUrl, key) : toService(row, baseUrl);
 }
 
 /**

@@ -25,6 +25,16 @@ export function findServiceRow(db: Db, userId: string, id: string): Promise<Serv
   return db.selectFrom('services').selectAll().where('user_id', '=', userId).where('id', '=', id).executeTakeFirst();
 }
 
+/** Saves a changed service: its name, switch, settings and sealed secrets. */
+export async function updateService(db: Db, row: ServiceRow): Promise<void> {
+  await db
+    .updateTable('services')
+    .set({ name: row.name, enabled: row.enabled, config: row.config, secrets: row.secrets, updated_at: row.updated_at })
+    .where('user_id', '=', row.user_id)
+    .where('id', '=', row.id)
+    .execute();
+}
+
 /** Deletes the service; its group memberships go with it (foreign key cascade). */
 export async function deleteServiceRow(db: Db, userId: string, id: string): Promise<boolean> {
   const result = await db.deleteFrom('services').where('user_id', '=', userId).where('id', '=', id).executeTakeFirst();

@@ -8,6 +8,7 @@ import { callerId } from '../http/caller.ts';
 import { createOutbound } from '../lib/ssrf.ts';
 import { problems } from '../http/schemas.ts';
 import { strictBody } from '../http/strict-body.ts';
+import { changeService } from './change.logic.ts';
 import { groupsRoutes } from './groups.routes.ts';
 import {
   createService,
@@ -22,6 +23,7 @@ import {
   IdParams,
   IngestSchema,
   NewServiceBody,
+  ServiceChangeBody,
   ServiceGroupSchema,
   ServiceSchema,
   ServiceTestSchema,
@@ -60,7 +62,7 @@ export async function servicesRoutes(fastify: FastifyInstance, options: Services
         response: { 200: Type.Array(Type.Ref('Service')), ...problems(401) },
       },
     },
-    async (request) => listServices(db, baseUrl, callerId(request)),
+    async (request) => listServices(db, baseUrl, callerId(request), secretsKey),
   );
 
   app.get(
@@ -77,7 +79,7 @@ export async function servicesRoutes(fastify: FastifyInstance, options: Services
         response: { 200: Type.Array(Type.Ref('Service')), ...problems(400, 401, 404) },
       },
     },
-    async (request) => [await getService(db, baseUrl, callerId(request), request.params.id)],
+    async (request) => [await getService(db, baseUrl, callerId(request), request.params.id, secretsKey)],
   );
 
   app.post(
@@ -101,6 +103,31 @@ export async function servicesRoutes(fastify: FastifyInstance, options: Services
       const service = await createService(db, secretsKey, baseUrl, callerId(request), request.body);
       return reply.code(201).header('location', `/services/${service.id}`).send(service);
     },
+  );
+
+  app.post(
+    '/services/:id',
+    {
+      config: { permission: 'create_service' },
+      schema: {
+        summary: 'Change a service',
+        description:
+          'Takes `{name, enabled, config}`, each optional (what is left out stays); needs `create_service`, the ' +
+          'permission that sets a service up. `config` is merged into the stored one and the whole checked by ' +
+          "the type's schema, as at creation (400 naming each field). Secrets are write-only: one given replaces " +
+          'the stored one, one left out is kept. Enabling a service that lacks secrets (restored from an ' +
+          'export) is 409 `service_needs_secrets`, `errors` naming each; give them in the same request. A ' +
+          "tracker keeps its ingest token. A change to a polling service's settings, or enabling it, polls it " +
+          "at once; a new source starts afresh. Another person's service is 404. Answers the service, as " +
+          '`POST /services` does, secrets redacted.',
+        tags,
+        params: IdParams,
+        body: ServiceChangeBody,
+        response: { 200: Type.Ref('Service'), ...problems(400, 401, 404, 409) },
+      },
+      validatorCompiler: strictBody,
+    },
+    async (request) => changeService(db, secretsKey, baseUrl, callerId(request), request.params.id, request.body),
   );
 
   app.delete(

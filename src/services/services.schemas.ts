@@ -33,6 +33,13 @@ export const ServiceSchema = Type.Object(
     last_error: Type.Union([Type.String(), Type.Null()]),
     created_at: Type.Number({ description: 'Unix epoch seconds.' }),
     ingest: Type.Optional(IngestSchema),
+    missing_secrets: Type.Optional(
+      Type.Array(Type.String(), {
+        description:
+          'Secret fields the service needs and does not have: a service restored from an export comes back ' +
+          'disabled without its secrets. Absent when none is missing. `POST /services/<id>` takes them.',
+      }),
+    ),
   },
   {
     $id: 'Service',
@@ -91,6 +98,22 @@ export const NewServiceBody = Type.Object(
         '50; `scope`); owntracks, overland, gpslogger: {} (the answer carries the ingest URL and token). Unknown ' +
         'fields are rejected.',
     }),
+  },
+  { additionalProperties: false },
+);
+
+export const ServiceChangeBody = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    enabled: Type.Optional(Type.Boolean()),
+    config: Type.Optional(
+      Type.Record(Type.String(), Type.Unknown(), {
+        description:
+          "The fields to change, checked with the rest by the type's schema as at creation. A field left out " +
+          `keeps its value; \`null\` removes an optional setting (back to its default). A secret given replaces ` +
+          `the stored one; one left out, or sent back as "${REDACTED}", is kept.`,
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -60,6 +60,8 @@ export interface ServiceObject {
   config: Record<string, unknown>;
   status?: string;
   last_error: string | null;
+  /** Secret fields it lacks (restored from an export). */
+  missing_secrets?: string[];
 }
 
 export interface GroupObject {

@@ -1,51 +1,50 @@
-// Media: a grid of thumbnails, newest first, and a viewer per medium with playback, its caption
+// Media: a grid of thumbnails, newest first, with "load more", and a viewer per medium with playback, its caption
 // and scope to edit, and delete.
-import { html } from '../account/html.ts';
-import { nextLink, type MediumObject } from './api-types.ts';
+import { html, type Html } from '../account/html.ts';
+import { deleteButton } from './buttons.html.ts';
+import type { MediumObject } from './api-types.ts';
 import { mediumAlt, scopeBadge } from './items.html.ts';
 import type { AppPage } from './page.ts';
+import { load } from './timeline.page.ts';
 
 const KIND_LABEL: Record<string, string> = { image: 'Photo', video: 'Video', audio: 'Audio', other: 'File' };
 
 export const mediaPage: AppPage = {
   path: '/app/media',
   title: 'Media',
+  scripts: ['media.js'],
   render: async (ctx) => {
-    // Public and private in one grid: the owner's merged media, read as two collections.
-    const params = (extra: string) => `?count=60${extra}`;
-    const [pub, priv] = await Promise.all([
-      ctx.api<MediumObject[]>(`/media/public${params('')}`),
-      ctx.api<MediumObject[]>(`/media/private${params('')}`),
-    ]);
-    const media = [...pub.data, ...priv.data].sort((a, b) => b.time - a.time);
-    const more = nextLink(pub.headers.link) || nextLink(priv.headers.link);
+    // Public and private in one grid: the owner's media read as two collections and merged as the
+    // timeline merges them, so "load more" (`?before=`) skips nothing and repeats nothing.
+    const { before, cursor, scope } = ctx.request.query as Record<string, string | undefined>;
+    const { entries, more } = await load(ctx, { kind: 'media', before, cursor, scope }, 'UTC', '/app/media', 60);
+    const media = entries.flatMap((e) => (e.kind === 'media' ? [e.item] : []));
     const body = html`<h1>Media</h1>
       <p><a href="/app/compose">Upload with a new post</a></p>
       ${
         media.length === 0
           ? html`<p>No photos, videos or audio yet.</p>`
           : html`<ul class="grid" aria-label="Your media">
-              ${media.map(
-                (m) =>
-                  html`<li>
-                    <a href="/app/media/${m.id}">
-                      ${
-                        m.thumbnail_url
-                          ? html`<img src="/media/id/${m.id}/thumbnail" alt="${mediumAlt(m)}" loading="lazy" />`
-                          : html`<span class="placeholder">${mediumAlt(m)}</span>`
-                      }
-                      <span class="kind"
-                        >${KIND_LABEL[m.kind] ?? 'File'}${m.scope === 'private' ? ' · private' : ''}</span
-                      >
-                    </a>
-                  </li>`,
-              )}
+              ${media.map(mediumTile)}
             </ul>`
       }
-      ${more ? html`<p class="meta">Showing the newest ${media.length}.</p>` : ''}`;
+      ${more ? html`<p class="load-more"><a class="button secondary" href="${more}" data-more>Load more</a></p>` : ''}`;
     return { body };
   },
 };
+
+function mediumTile(m: MediumObject): Html {
+  return html`<li>
+    <a href="/app/media/${m.id}">
+      ${
+        m.thumbnail_url
+          ? html`<img src="/media/id/${m.id}/thumbnail" alt="${mediumAlt(m)}" loading="lazy" />`
+          : html`<span class="placeholder">${mediumAlt(m)}</span>`
+      }
+      <span class="kind">${KIND_LABEL[m.kind] ?? 'File'}${m.scope === 'private' ? ' · private' : ''}</span>
+    </a>
+  </li>`;
+}
 
 export const mediumPage: AppPage = {
   path: '/app/media/:id',
@@ -88,15 +87,13 @@ export const mediumPage: AppPage = {
         <button type="submit">Save</button>
       </form>
       <p>
-        <button
-          type="button"
-          class="danger"
-          data-delete="/media/id/${m.id}"
-          data-then="/app/media"
-          data-confirm="Delete this file for good?"
-        >
-          Delete
-        </button>
+        ${deleteButton({
+          path: `/media/id/${m.id}`,
+          confirm: 'Delete this file for good?',
+          what: 'this file',
+          then: '/app/media',
+          large: true,
+        })}
         <a href="/app/media">Back to media</a>
       </p>`;
     return { body, title: m.caption || (KIND_LABEL[m.kind] ?? 'File') };

@@ -1,8 +1,10 @@
 // Services and groups: a form per service type built from the connector registry's config
-// schemas (secret fields write-only), each service with its status, last error, a test button
-// and remove; groups with their members (checkboxes that add or remove at once) and delete.
+// schemas (secret fields write-only), each service with an on/off switch, its status, last
+// error, an Edit form from the same schemas (secrets left blank are kept), a test button and
+// remove; a service restored without its secrets asks for them; groups with their members (checkboxes that add or remove at once) and delete.
 // Tracker types have their own page (their ingest URL and token).
 import { html, type Html } from '../account/html.ts';
+import { deleteButton } from './buttons.html.ts';
 import { connectors, SERVICE_TYPES } from '../services/connectors/index.ts';
 import type { GroupObject, ServiceObject } from './api-types.ts';
 import type { AppPage } from './page.ts';
@@ -17,16 +19,29 @@ interface FieldSchema {
 }
 
 const PUBLISHING = SERVICE_TYPES.filter((type) => !connectors[type].ingest);
+type PublishingType = (typeof PUBLISHING)[number];
 
-function typeForm(type: (typeof PUBLISHING)[number]): Html {
+const isPublishing = (type: string): type is PublishingType => (PUBLISHING as readonly string[]).includes(type);
+
+/**
+ * The inputs of a type's settings, from its schema in the connector registry. Adding: empty,
+ * required fields required. Editing (`current` given): filled with what is stored; a secret is a
+ * blank password input that keeps the stored one when left blank (required only when missing),
+ * and an optional setting emptied goes back to its default (sent as null).
+ */
+function configFields(
+  type: PublishingType,
+  prefix: string,
+  current?: { config: Record<string, unknown>; missing: readonly string[] },
+): Html[] {
   const connector = connectors[type];
   const schema = connector.configSchema as unknown as {
     properties: Record<string, FieldSchema>;
     required?: string[];
   };
   const required = new Set(schema.required ?? []);
-  const fields = Object.entries(schema.properties).map(([key, field]) => {
-    const id = `${type}-${key}`;
+  return Object.entries(schema.properties).map(([key, field]) => {
+    const id = `${prefix}-${key}`;
     const secret = connector.secretFields.includes(key);
     const kind =
       field.type === 'boolean'
@@ -36,21 +51,47 @@ function typeForm(type: (typeof PUBLISHING)[number]): Html {
           : secret
             ? 'password'
             : 'text';
+    const editing = current !== undefined;
+    const missing = current?.missing.includes(key) ?? false;
+    const mandatory = kind !== 'checkbox' && (editing ? (secret ? missing : required.has(key)) : required.has(key));
     const dataType =
-      kind === 'checkbox' ? 'boolean' : kind === 'number' ? 'number' : required.has(key) ? '' : 'optional';
-    return html`<label for="${id}">${key.replaceAll('_', ' ')}${required.has(key) ? '' : ' (optional)'}</label>
+      kind === 'checkbox' ? 'boolean' : kind === 'number' ? 'number' : secret || !required.has(key) ? 'optional' : '';
+    const stored = current && !secret ? (current.config[key] as string | number | boolean | undefined) : undefined;
+    const value =
+      kind === 'checkbox'
+        ? stored === true
+          ? html`checked`
+          : ''
+        : stored === undefined
+          ? ''
+          : html`value="${String(stored)}"`;
+    const note =
+      secret && editing
+        ? missing
+          ? ' (needed again)'
+          : ' (leave blank to keep the stored one)'
+        : required.has(key)
+          ? ''
+          : ' (optional)';
+    return html`<label for="${id}">${key.replaceAll('_', ' ')}${note}</label>
       <input
         id="${id}"
         name="config.${key}"
         type="${kind}"
+        ${value}
         ${dataType ? html`data-type="${dataType}"` : ''}
-        ${required.has(key) && kind !== 'checkbox' ? html`required` : ''}
+        ${editing && !secret && !required.has(key) && kind !== 'checkbox' ? html`data-empty="null"` : ''}
+        ${mandatory ? html`required` : ''}
         ${field.maxLength ? html`maxlength="${field.maxLength}"` : ''}
         ${secret ? html`autocomplete="new-password"` : html`autocomplete="off"`}
         aria-describedby="${id}-help"
       />
       <span class="help" id="${id}-help">${field.description ?? ''}</span>`;
   });
+}
+
+function typeForm(type: PublishingType): Html {
+  const connector = connectors[type];
   return html`<details class="card">
     <summary>Add a ${type} service</summary>
     <p class="help">${connector.description}</p>
@@ -58,42 +99,72 @@ function typeForm(type: (typeof PUBLISHING)[number]): Html {
       <input type="hidden" name="type" value="${type}" />
       <label for="${type}-name">Name</label>
       <input id="${type}-name" name="name" required maxlength="100" />
-      ${fields}
+      ${configFields(type, type)}
       <button type="submit">Add ${type} service</button>
     </form>
   </details>`;
 }
 
-function serviceCard(service: ServiceObject): Html {
-  const config = Object.entries(service.config);
+/** The Edit form of a service; for one that lacks its secrets, open, and it enables the service too. */
+function editForm(service: ServiceObject & { type: PublishingType }): Html {
+  const missing = service.missing_secrets ?? [];
+  const prefix = `edit-${service.id}`;
+  return html`<details class="edit" ${missing.length > 0 ? html`open` : ''}>
+    <summary>
+      ${missing.length > 0 ? 'Enter its secrets' : 'Edit'}<span class="visually-hidden"> ${service.name}</span>
+    </summary>
+    <form data-api="POST /services/${service.id}" data-done="reload">
+      <label for="${prefix}-name">Name</label>
+      <input id="${prefix}-name" name="name" required maxlength="100" value="${service.name}" />
+      ${configFields(service.type, prefix, { config: service.config, missing })}
+      ${missing.length > 0 ? html`<input type="hidden" name="enabled" value="true" data-type="json" />` : ''}
+      <button type="submit">${missing.length > 0 ? 'Save and enable' : 'Save changes'}</button>
+    </form>
+  </details>`;
+}
+
+function serviceCard(service: ServiceObject & { type: PublishingType }): Html {
+  const missing = service.missing_secrets ?? [];
+  const switchId = `enabled-${service.id}`;
   return html`<li class="card service" data-item data-service="${service.id}">
     <h3>${service.name} <span class="badge">${service.type}</span></h3>
-    <p class="meta">
-      ${service.enabled ? 'Enabled' : 'Disabled'}${service.status ? html` · status ${service.status}` : ''} ·
-      ${service.capabilities.join(', ')}
-    </p>
-    ${service.last_error ? html`<p class="error">Last error: ${service.last_error}</p>` : ''}
     ${
-      config.length > 0
-        ? html`<dl class="meta">
-            ${config.map(
-              ([key, value]) =>
-                html`<dt>${key}</dt>
-                  <dd><code>${String(value)}</code></dd>`,
-            )}
-          </dl>`
+      missing.length > 0
+        ? html`<p class="warning">
+            Needs its secrets again (${missing.join(', ')}): it was restored from an export without them, and stays
+            disabled until you enter them below.
+          </p>`
         : ''
     }
-    <div class="row">
-      <button type="button" class="secondary small" data-test="${service.id}">Test</button>
-      <button
-        type="button"
-        class="danger small"
-        data-delete="/services/${service.id}"
-        data-confirm="Remove ${service.name}? Its queued deliveries are cancelled."
+    <div class="row switch-row">
+      <label class="switch" for="${switchId}"
+        ><input
+          id="${switchId}"
+          type="checkbox"
+          role="switch"
+          data-enable="/services/${service.id}"
+          ${service.enabled ? html`checked` : ''}
+          ${missing.length > 0 ? html`disabled` : ''}
+          aria-describedby="${switchId}-status"
+        />
+        Enabled</label
       >
-        Remove
+      <span class="help" id="${switchId}-status" role="status"
+        >${service.enabled ? 'On: it gets new posts.' : 'Off: it gets nothing new.'}</span
+      >
+    </div>
+    <p class="meta">${service.status ? html`Status ${service.status} · ` : ''}${service.capabilities.join(', ')}</p>
+    ${service.last_error ? html`<p class="error">Last error: ${service.last_error}</p>` : ''} ${editForm(service)}
+    <div class="row">
+      <button type="button" class="secondary small" data-test="${service.id}">
+        Test<span class="visually-hidden"> ${service.name}</span>
       </button>
+      ${deleteButton({
+        path: `/services/${service.id}`,
+        confirm: `Remove ${service.name}? Its queued deliveries are cancelled.`,
+        text: 'Remove',
+        what: service.name,
+      })}
     </div>
     <p class="test-result" role="status"></p>
   </li>`;
@@ -121,14 +192,12 @@ function groupCard(group: GroupObject, services: ServiceObject[]): Html {
       }
     </fieldset>
     <p class="member-status help" role="status"></p>
-    <button
-      type="button"
-      class="danger small"
-      data-delete="/services/groups/${group.id}"
-      data-confirm="Delete the group ${group.name}? Its services stay."
-    >
-      Delete group
-    </button>
+    ${deleteButton({
+      path: `/services/groups/${group.id}`,
+      confirm: `Delete the group ${group.name}? Its services stay.`,
+      text: 'Delete group',
+      what: group.name,
+    })}
   </li>`;
 }
 
@@ -141,7 +210,7 @@ export const servicesPage: AppPage = {
       ctx.api<ServiceObject[]>('/services'),
       ctx.api<GroupObject[]>('/services/groups'),
     ]);
-    const publishing = services.data.filter((s) => (PUBLISHING as readonly string[]).includes(s.type));
+    const publishing = services.data.filter((s): s is ServiceObject & { type: PublishingType } => isPublishing(s.type));
     const body = html`<h1>Services</h1>
       <p>A service is a place your posts are sent to. Secrets you enter are stored encrypted and never shown again.</p>
       <h2>Your services</h2>

@@ -4,6 +4,7 @@
 // the same instant, and only items newer than the last one every full page reached are shown,
 // so nothing is skipped or shown twice (the next page starts there).
 import { html, type Html } from '../account/html.ts';
+import { deleteButton } from './buttons.html.ts';
 import { itemMedia, mediumAlt, scopeBadge } from './items.html.ts';
 import { nextLink, type LocationObject, type MediumObject, type PostObject, type SettingsObject } from './api-types.ts';
 import type { AppPage, PageContext } from './page.ts';
@@ -30,14 +31,18 @@ interface Query {
 const pick = <T extends string>(value: string | undefined, allowed: readonly T[]): T | undefined =>
   allowed.find((a) => a === value);
 
-function pageUrl(query: Record<string, string | undefined>): string {
+function pageUrl(query: Record<string, string | undefined>, path = '/'): string {
   const params = new URLSearchParams();
   for (const [key, value] of Object.entries(query)) if (value) params.set(key, value);
   const search = params.toString();
-  return search ? `/?${search}` : '/';
+  return search ? `${path}?${search}` : path;
 }
 
-async function load(ctx: PageContext, query: Query, timezone: string) {
+/**
+ * One page of the chosen collections, merged newest first, and the link to the next (on the
+ * page at `path`, which passes its query back here). The Media page uses it for its grid.
+ */
+export async function load(ctx: PageContext, query: Query, timezone: string, path = '/', size = PAGE_SIZE) {
   const kind = pick(query.kind, KINDS);
   const scope = pick(query.scope, SCOPES);
   const kinds = kind ? [kind] : KINDS;
@@ -47,7 +52,7 @@ async function load(ctx: PageContext, query: Query, timezone: string) {
   const single = kinds.length === 1 && scopes.length === 1;
   const reads = kinds.flatMap((k) =>
     scopes.map(async (s) => {
-      const params = new URLSearchParams({ count: String(PAGE_SIZE) });
+      const params = new URLSearchParams({ count: String(size) });
       if (single && query.cursor) params.set('cursor', query.cursor);
       else if (until !== undefined) params.set('until_time', String(until / 1000));
       const answer = await ctx.api<{ time: number; id: string }[]>(`/${k}/${s}?${params.toString()}`);
@@ -60,7 +65,7 @@ async function load(ctx: PageContext, query: Query, timezone: string) {
   if (single) {
     const [only] = pages;
     const cursor = only?.next ? new URL(only.next, 'http://x').searchParams.get('cursor') : null;
-    return { entries: only?.entries ?? [], more: cursor ? pageUrl({ ...filter, cursor }) : undefined };
+    return { entries: only?.entries ?? [], more: cursor ? pageUrl({ ...filter, cursor }, path) : undefined };
   }
   const reached = pages.filter((p) => p.next && p.entries.length > 0).map((p) => p.entries.at(-1)!.ms);
   const horizon = reached.length > 0 ? Math.max(...reached) : undefined;
@@ -70,7 +75,7 @@ async function load(ctx: PageContext, query: Query, timezone: string) {
   const oldest = entries.at(-1)?.ms;
   const more =
     horizon !== undefined && oldest !== undefined
-      ? pageUrl({ ...filter, before: String(Math.min(horizon + 1, oldest)) })
+      ? pageUrl({ ...filter, before: String(Math.min(horizon + 1, oldest)) }, path)
       : undefined;
   return { entries, more };
 }
@@ -97,15 +102,7 @@ function postEntry(post: PostObject, media: Map<string, MediumObject>, timezone:
       <button type="button" class="secondary small" data-change="/posts/id/${post.id}" data-scope="${other}">
         Make ${other}<span class="visually-hidden"> this post</span>
       </button>
-      <button
-        type="button"
-        class="danger small"
-        data-delete="/posts/id/${post.id}"
-        data-confirm="Delete this post for good?"
-        aria-label="Delete this post"
-      >
-        Delete
-      </button>
+      ${deleteButton({ path: `/posts/id/${post.id}`, confirm: 'Delete this post for good?', what: 'this post' })}
     </div>
   </article>`;
 }
@@ -129,15 +126,7 @@ function mediumEntry(medium: MediumObject, timezone: string, ms: number): Html {
       ${medium.caption ? html`<p class="text">${medium.caption}</p>` : ''}
     </div>
     <div class="actions">
-      <button
-        type="button"
-        class="danger small"
-        data-delete="/media/id/${medium.id}"
-        data-confirm="Delete this file for good?"
-        aria-label="Delete this file"
-      >
-        Delete
-      </button>
+      ${deleteButton({ path: `/media/id/${medium.id}`, confirm: 'Delete this file for good?', what: 'this file' })}
     </div>
   </article>`;
 }
@@ -155,15 +144,11 @@ function locationEntry(location: LocationObject, timezone: string, ms: number): 
       </p>
     </div>
     <div class="actions">
-      <button
-        type="button"
-        class="danger small"
-        data-delete="/locations/id/${location.id}"
-        data-confirm="Delete this location for good?"
-        aria-label="Delete this location"
-      >
-        Delete
-      </button>
+      ${deleteButton({
+        path: `/locations/id/${location.id}`,
+        confirm: 'Delete this location for good?',
+        what: 'this location',
+      })}
     </div>
   </article>`;
 }

@@ -1,6 +1,7 @@
 // Views: the saved filters (made from the timeline's "Save this filter as a view"), each with
 // what it shows, the link of a public one to copy, and delete.
 import { html } from '../account/html.ts';
+import { deleteButton } from './buttons.html.ts';
 import type { ViewObject } from './api-types.ts';
 import type { AppPage } from './page.ts';
 
@@ -40,14 +41,11 @@ export const viewsPage: AppPage = {
                           <p class="copy-status help" role="status"></p>`
                       : ''
                   }
-                  <button
-                    type="button"
-                    class="danger small"
-                    data-delete="/views/${v.id}"
-                    data-confirm="Delete the view ${v.name}? The items stay."
-                  >
-                    Delete
-                  </button>
+                  ${deleteButton({
+                    path: `/views/${v.id}`,
+                    confirm: `Delete the view ${v.name}? The items stay.`,
+                    what: `the view ${v.name}`,
+                  })}
                 </li>`;
               })}
             </ul>`

@@ -6,6 +6,10 @@ import AxeBuilder from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestUser } from '../../test/helpers.ts';
+import { uploadMedium } from '../../test/media.ts';
+import { tokenFor } from '../../test/tokens.ts';
+import { newId } from '../lib/ids.ts';
+import { secretsKey, sealSecrets } from '../services/secrets.ts';
 import { startReceiver, type Receiver } from '../../test/receivers.ts';
 import { pathOf, WEB_PAGES } from '../../test/web-pages.ts';
 import { demoPhoto, demoVideo, launchChromium, seedDemo, signInThroughPage, webTestApp } from '../../test/web.ts';
@@ -159,6 +163,156 @@ describe('the web app in a browser', () => {
     const status = await page.evaluate(async () => (await fetch('/settings')).status);
     expect(status).toBe(401);
   }, 120_000);
+
+  it('services: switched off and on, a webhook secret changed, a restored service given its secrets; media load more; axe', async () => {
+    const user = await createTestUser(t.database, { password: 'services test password' });
+    const token = await tokenFor(t, user, ['create_service', 'get_services', 'manage_groups', 'upload_media']);
+    const api = async <T>(method: 'GET' | 'POST', url: string, payload?: unknown) => {
+      const response = await t.app.inject({
+        method,
+        url,
+        headers: { authorization: `Bearer ${token}` },
+        ...(payload === undefined ? {} : { payload: payload as object }),
+      });
+      return { status: response.statusCode, body: response.json<T>() };
+    };
+    const hook = (
+      await api<{ id: string }>('POST', '/services', {
+        type: 'webhook',
+        name: 'Blog hook',
+        config: { url: `${receiver.url}/blog`, secret: SECRET },
+      })
+    ).body;
+    // As a restore from an export leaves it: disabled, without its secret.
+    const restored = newId();
+    const now = Date.now();
+    await t.database.db
+      .insertInto('services')
+      .values({
+        id: restored,
+        user_id: user.id,
+        type: 'webhook',
+        name: 'Restored hook',
+        enabled: 0,
+        config: JSON.stringify({ url: `${receiver.url}/restored` }),
+        secrets: sealSecrets(secretsKey(t.config.secretKey), restored, {}),
+        status: 'error',
+        last_error: 'HTTP 500 from the old server',
+        created_at: now,
+        updated_at: now,
+        ingest_token_hash: null,
+      })
+      .execute();
+    const stored = async (id: string) => (await api<{ enabled: boolean }[]>('GET', `/services/${id}`)).body[0]!;
+
+    const page = await newPage();
+    await signInThroughPage(page, t.baseUrl, user.username, 'services test password');
+    await page.goto(`${t.baseUrl}/app/services`);
+    const card = page.locator(`[data-service="${hook.id}"]`);
+
+    // Off and on again with the switch, without a reload.
+    const toggle = card.getByRole('switch', { name: 'Enabled' });
+    expect(await toggle.isChecked()).toBe(true);
+    await toggle.uncheck();
+    await expect
+      .poll(() => card.locator('[role="status"]').first().textContent(), WAIT)
+      .toBe('Off: it gets nothing new.');
+    expect(await stored(hook.id)).toMatchObject({ enabled: false });
+    await toggle.check();
+    await expect.poll(() => card.locator('[role="status"]').first().textContent(), WAIT).toBe('On: it gets new posts.');
+    expect(await stored(hook.id)).toMatchObject({ enabled: true });
+
+    // A wrong secret is refused beside its field; a good one is saved and signs the next test event.
+    await card.getByText('Edit').click();
+    const secretField = card.getByLabel('secret (leave blank to keep the stored one)');
+    expect(await secretField.getAttribute('type')).toBe('password');
+    expect(await secretField.inputValue()).toBe('');
+    expect(await card.getByLabel('url', { exact: true }).inputValue()).toBe(`${receiver.url}/blog`);
+    await secretField.fill('whsec_short');
+    await card.getByRole('button', { name: 'Save changes' }).click();
+    await expect
+      .poll(() => card.locator('.field-error').allTextContents(), WAIT)
+      .toEqual(['must match pattern "^whsec_[A-Za-z0-9+/]{32,88}={0,2}$"']);
+    expect(page.url()).toBe(`${t.baseUrl}/app/services`);
+    const newSecret = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
+    await secretField.fill(newSecret);
+    await Promise.all([page.waitForEvent('load'), card.getByRole('button', { name: 'Save changes' }).click()]);
+    expect(await page.content()).not.toContain(newSecret.slice(6));
+    receiver.received.length = 0;
+    await page.locator(`[data-service="${hook.id}"]`).getByRole('button', { name: 'Test Blog hook' }).click();
+    await receiver.seen(1);
+    const { Webhook } = await import('standardwebhooks');
+    const event = receiver.received[0]!;
+    expect(() => new Webhook(newSecret).verify(event.body, event.headers as Record<string, string>)).not.toThrow();
+
+    // The restored service says what it needs, with its last error; given the secret, it is enabled.
+    const back = page.locator(`[data-service="${restored}"]`);
+    expect(await back.locator('.warning').textContent()).toContain('Needs its secrets again (secret)');
+    expect(await back.locator('.error').textContent()).toBe('Last error: HTTP 500 from the old server');
+    expect(await back.getByRole('switch', { name: 'Enabled' }).isDisabled()).toBe(true);
+    await back.getByLabel('secret (needed again)').fill(SECRET);
+    await Promise.all([page.waitForEvent('load'), back.getByRole('button', { name: 'Save and enable' }).click()]);
+    expect(await stored(restored)).toMatchObject({ enabled: true });
+    expect(await stored(restored)).not.toHaveProperty('missing_secrets');
+    expect(await page.locator(`[data-service="${restored}"] .warning`).count()).toBe(0);
+    await page.screenshot({ path: '/tmp/waypost-services-1280.png', fullPage: true });
+
+    // Media: more than a page, public and private; "load more" brings each in once, in order.
+    const uploaded = await uploadMedium(t, token, await demoPhoto(120), 'field.jpg', 'image/jpeg', { scope: 'public' });
+    expect(uploaded.statusCode).toBe(201);
+    const first = await t.database.db
+      .selectFrom('media')
+      .selectAll()
+      .where('id', '=', uploaded.json<{ id: string }>().id)
+      .executeTakeFirstOrThrow();
+    const copies = Array.from({ length: 75 }, (_, i) => ({
+      ...first,
+      id: newId(),
+      scope: i % 10 === 0 ? ('public' as const) : ('private' as const),
+      time: first.time - (i + 1) * 60_000,
+      created_at: first.created_at + i + 1,
+    }));
+    await t.database.db.insertInto('media').values(copies).execute();
+    await page.goto(`${t.baseUrl}/app/media`);
+    const tiles = page.locator('ul.grid > li a');
+    const shown = await tiles.count();
+    expect(shown).toBeLessThan(76);
+    for (let round = 0; round < 5 && (await page.locator('a[data-more]').count()) > 0; round += 1) {
+      const before = await tiles.count();
+      await page.locator('a[data-more]').click();
+      await expect.poll(() => tiles.count(), WAIT).toBeGreaterThan(before);
+    }
+    expect(await page.locator('a[data-more]').count()).toBe(0);
+    const hrefs = await Promise.all((await tiles.all()).map((link) => link.getAttribute('href')));
+    const expected = [first, ...copies].map((m) => `/app/media/${m.id}`);
+    expect(hrefs).toEqual(expected);
+    await page.context().close();
+
+    // The changed pages, with a restored service among them, at desktop and phone width.
+    await t.database.db.updateTable('services').set({ enabled: 0 }).where('id', '=', restored).execute();
+    await t.database.db
+      .updateTable('services')
+      .set({ secrets: sealSecrets(secretsKey(t.config.secretKey), restored, {}) })
+      .where('id', '=', restored)
+      .execute();
+    const found: string[] = [];
+    for (const width of [1280, 360]) {
+      const phone = await newPage(width);
+      await signInThroughPage(phone, t.baseUrl, user.username, 'services test password');
+      for (const path of ['/app/services', '/app/media', '/', '/app/views']) {
+        await phone.goto(`${t.baseUrl}${path}`);
+        for (const summary of await phone.locator('.service details:not([open]) summary').all()) await summary.click();
+        const { violations } = await new AxeBuilder({ page: phone }).analyze();
+        for (const v of violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')) {
+          found.push(`${path} at ${width}: ${v.id} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
+        }
+      }
+      await phone.goto(`${t.baseUrl}/app/services`);
+      await phone.screenshot({ path: `/tmp/waypost-services-${width}-restored.png`, fullPage: true });
+      await phone.context().close();
+    }
+    expect(found).toEqual([]);
+  }, 180_000);
 
   it('has no serious or critical accessibility violations on any page, at desktop and phone width', async () => {
     const user = await createTestUser(t.database, { password: 'axe test password' });

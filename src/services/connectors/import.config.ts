@@ -4,6 +4,9 @@ import type { ScopeValue } from '../../db/schema.ts';
 
 export const DEFAULT_INTERVAL_MINUTES = 15;
 
+/** The settings that say how and how often a service polls; every other field says where from. */
+export const IMPORT_SETTINGS: readonly string[] = ['import', 'interval_minutes', 'backlog', 'scope'];
+
 export const INTERVAL_SCHEMA = Type.Optional(
   Type.Integer({
     minimum: 5,

@@ -76,6 +76,16 @@ async function createFeed(config: Record<string, unknown>) {
   return response.json<{ id: string; capabilities: string[]; config: Record<string, unknown> }>();
 }
 
+function change(id: string, config: Record<string, unknown> | { enabled: boolean }) {
+  const payload = 'enabled' in config ? config : { config };
+  return t.app.inject({
+    method: 'POST',
+    url: `/services/${id}`,
+    headers: { authorization: `Bearer ${token}` },
+    payload,
+  });
+}
+
 interface PostOut {
   id: string;
   text: string;
@@ -379,6 +389,55 @@ describe('polling', () => {
     clock += 60 * MINUTE;
     expect(await runner().worker.runOnce()).toBe(0);
     expect(await postsFrom(service.id)).toHaveLength(3);
+  });
+
+  it('a disabled feed is not fetched; enabled again it is polled at once', async () => {
+    routes['/paused.xml'] = { type: 'application/rss+xml', body: fixture('rss2.xml') };
+    const service = await createFeed({ url: `${server.url}/paused.xml` });
+    expect((await change(service.id, { enabled: false })).statusCode).toBe(200);
+    expect(await runner().worker.runOnce()).toBe(1);
+    clock += 60 * MINUTE;
+    expect(await runner().worker.runOnce()).toBe(1);
+    expect(feedRequests('/paused.xml')).toEqual([]);
+    expect(await postsFrom(service.id)).toEqual([]);
+
+    expect((await change(service.id, { enabled: true })).statusCode).toBe(200);
+    expect(await runner().worker.runOnce()).toBe(1);
+    expect(feedRequests('/paused.xml')).toHaveLength(1);
+    expect(await postsFrom(service.id)).toHaveLength(3);
+  });
+
+  it('a new interval polls at once and keeps the validators; a new URL starts afresh', async () => {
+    const etag = '"one"';
+    routes['/one.xml'] = { type: 'application/rss+xml', body: fixture('rss2.xml'), headers: { etag } };
+    routes['/two.xml'] = { type: 'application/rss+xml', body: fixture('rss2.xml') };
+    const service = await createFeed({ url: `${server.url}/one.xml` });
+    expect(await runner().worker.runOnce()).toBe(1);
+    expect(await postsFrom(service.id)).toHaveLength(3);
+
+    const slower = await change(service.id, { interval_minutes: 60 });
+    expect(slower.json()).toMatchObject({ config: { url: `${server.url}/one.xml`, interval_minutes: 60 } });
+    expect(await runner().worker.runOnce()).toBe(1);
+    expect(feedRequests('/one.xml').map((r) => r.headers['if-none-match'])).toEqual([undefined, etag]);
+    // The next one waits for the new interval.
+    clock += 59 * MINUTE;
+    expect(await runner().worker.runOnce()).toBe(0);
+
+    const moved = await change(service.id, { url: `${server.url}/two.xml`, interval_minutes: null });
+    expect(moved.json()).toMatchObject({ config: { url: `${server.url}/two.xml` } });
+    expect(moved.json<{ config: object }>().config).not.toHaveProperty('interval_minutes');
+    expect(await runner().worker.runOnce()).toBe(1);
+    expect(feedRequests('/two.xml').map((r) => r.headers['if-none-match'])).toEqual([undefined]);
+    // The same entries under a new URL are known: nothing is brought in twice.
+    expect(await postsFrom(service.id)).toHaveLength(3);
+    const queued = await t.database.db
+      .selectFrom('jobs')
+      .select(['run_at'])
+      .where('kind', '=', 'poll')
+      .where('ref', '=', service.id)
+      .where('status', 'in', ['queued', 'running'])
+      .execute();
+    expect(queued).toHaveLength(1);
   });
 
   it('a config that is not a feed config is 400 naming the field', async () => {

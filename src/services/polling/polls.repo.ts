@@ -51,6 +51,11 @@ export async function savePollRow(db: Db, row: PollRow): Promise<void> {
     .execute();
 }
 
+/** Forgets what the service's polls left (validators, cursor, failures): the next poll is a first one. */
+export async function deletePollRow(db: Db, userId: string, serviceId: string): Promise<void> {
+  await db.deleteFrom('service_polls').where('user_id', '=', userId).where('service_id', '=', serviceId).execute();
+}
+
 /** The keys and URLs among these that the service has shown before. */
 export async function seenEntries(
   db: Db,

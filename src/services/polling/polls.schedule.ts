@@ -5,7 +5,8 @@ import type { Db } from '../../db/database.ts';
 import { cancelJobs } from '../../jobs/jobs.repo.ts';
 import { connectors, isServiceType } from '../connectors/index.ts';
 import type { Poller } from './poller.ts';
-import { listServicesOfTypes, POLL_JOB, queuePoll } from './polls.repo.ts';
+import { IMPORT_SETTINGS } from '../connectors/import.config.ts';
+import { deletePollRow, listServicesOfTypes, POLL_JOB, queuePoll } from './polls.repo.ts';
 
 function pollerOf(type: string, config: Readonly<Record<string, unknown>>): Poller | undefined {
   if (!isServiceType(type)) return undefined;
@@ -29,6 +30,41 @@ export async function startPolling(
 
 export async function stopPolling(db: Db, serviceId: string, now: number): Promise<void> {
   await cancelJobs(db, POLL_JOB, [serviceId], now);
+}
+
+/**
+ * After a service's settings changed (`changed`: the config fields given a new value, secrets
+ * included; `enabled`: it was switched on). A service that polls now is polled at once: the
+ * poll queued on the old schedule is replaced (one running is cancelled, and its worker, having
+ * lost the job, stores nothing). One that no longer polls has its poll cancelled. A new source
+ * (any field but how and how often) starts afresh: validators and cursor are dropped and its
+ * next poll brings in a bounded backlog, as a new service's first does; entries seen before
+ * stay seen.
+ */
+export async function reschedulePolling(
+  db: Db,
+  service: {
+    id: string;
+    userId: string;
+    type: string;
+    before: Record<string, unknown>;
+    after: Record<string, unknown>;
+  },
+  change: { changed: readonly string[]; enabled: boolean },
+  now: number,
+): Promise<void> {
+  const before = polls(service.type, service.before);
+  const after = polls(service.type, service.after);
+  if (!after) {
+    if (before) await stopPolling(db, service.id, now);
+    return;
+  }
+  if (before && change.changed.length === 0 && !change.enabled) return;
+  if (change.changed.some((field) => !IMPORT_SETTINGS.includes(field))) {
+    await deletePollRow(db, service.userId, service.id);
+  }
+  await stopPolling(db, service.id, now);
+  await queuePoll(db, service.id, now, now);
 }
 
 /** Queues a poll, due at once, for every polling service that has none queued or running. */

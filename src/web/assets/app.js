@@ -68,10 +68,10 @@ export function clearErrors(form) {
   }
 }
 
-/** Field name for an error path such as `/default_scopes/posts`, `config.url` or `text`. */
+/** Field name for an error path such as `/default_scopes/posts`, `body/config/url` or `text`. */
 function fieldName(path) {
   const parts = String(path ?? '')
-    .replace(/^\//, '')
+    .replace(/^\/?(body\/)?/, '')
     .split(/[/.]/)
     .filter(Boolean);
   return parts.join('.');
@@ -121,8 +121,8 @@ export function announce(form, text) {
   status.textContent = text;
 }
 
-// Delete buttons: <button data-delete="/posts/id/…" data-confirm="…">; the element marked
-// data-item around it goes when the server says it is gone.
+// Delete buttons, made by deleteButton() (src/web/buttons.html.ts): <button data-delete="/posts/id/…"
+// data-confirm="…">; the element marked data-item around it goes when the server says it is gone.
 document.addEventListener('click', async (event) => {
   const button = event.target instanceof Element ? event.target.closest('button[data-delete]') : null;
   if (!button) return;
@@ -140,7 +140,10 @@ document.addEventListener('click', async (event) => {
   }
 });
 
-/** Collects a form's fields as JSON: names with dots nest; data-type="number|boolean|list" converts. */
+/**
+ * Collects a form's fields as JSON: names with dots nest; data-type="number|boolean|list|json"
+ * converts, "optional" leaves an empty field out; data-empty="null" sends an emptied field as null.
+ */
 export function formJson(form) {
   const out = {};
   for (const field of form.elements) {
@@ -149,7 +152,9 @@ export function formJson(form) {
       continue;
     let value = field.value;
     const type = field.dataset.type;
-    if (type === 'boolean') value = field.checked;
+    if (value === '' && field.dataset.empty === 'null') value = null;
+    else if (type === 'boolean') value = field.checked;
+    else if (type === 'json') value = JSON.parse(value);
     else if (type === 'number') {
       if (value === '') continue;
       value = Number(value);

@@ -1,4 +1,5 @@
-// Services: the test button (the service's answer shown beside it) and group membership boxes.
+// Services: the on/off switch, the test button (the service's answer shown beside it) and group
+// membership boxes. Edit forms are the shared JSON forms of app.js.
 import { api } from './app.js';
 
 document.addEventListener('click', async (event) => {
@@ -18,6 +19,25 @@ document.addEventListener('click', async (event) => {
     status.className = 'test-result status-failed';
   } finally {
     button.disabled = false;
+  }
+});
+
+document.addEventListener('change', async (event) => {
+  const box = event.target;
+  if (!(box instanceof HTMLInputElement) || !box.dataset.enable) return;
+  const status = document.getElementById(`${box.id}-status`);
+  box.disabled = true;
+  try {
+    const { data } = await api('POST', box.dataset.enable, { enabled: box.checked });
+    box.checked = data.enabled;
+    status.textContent = data.enabled ? 'On: it gets new posts.' : 'Off: it gets nothing new.';
+    status.className = 'help';
+  } catch (error) {
+    box.checked = !box.checked;
+    status.textContent = error.message;
+    status.className = 'field-error';
+  } finally {
+    box.disabled = false;
   }
 });
 
