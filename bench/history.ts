@@ -16,19 +16,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import SQLite from 'better-sqlite3';
-import { openDatabase } from '../src/db/database.ts';
-import { Migrator } from 'kysely/migration';
-import { migrateToLatest } from '../src/db/migrate.ts';
-import { migrations } from '../src/db/migrations/index.ts';
 import { mercatorX, mercatorY, tileBounds } from '../src/history/geo.ts';
-import { newId } from '../src/lib/ids.ts';
-import { openBare, seedUser } from './seed.ts';
+import { DAYS, history, seedHistory, seedPoints } from './history-seed.ts';
 
 const POINTS = Number(process.env.BENCH_POINTS ?? 1_000_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const TILE_REPEAT = Number(process.env.BENCH_TILE_REPEAT ?? 5);
-const DAYS = 3650;
-const START = Date.UTC(2015, 0, 1);
 const work = mkdtempSync(join(tmpdir(), 'waypost-history-'));
 const children: ChildProcess[] = [];
 let stopping = false;
@@ -43,65 +36,6 @@ const p99 = (values: number[]) =>
   [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * 0.99))]!;
 const spread = (values: number[], digits = 1) =>
   `${median(values).toFixed(digits)} (${Math.min(...values).toFixed(digits)}-${Math.max(...values).toFixed(digits)})`;
-
-/** A tracker's ten years: most days around home, one day in 40 somewhere else, a point every 5 s. */
-function* history(total: number): Generator<{ time: number; lat: number; lon: number }> {
-  let state = 42;
-  const random = () => {
-    state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
-    return state / 2 ** 31;
-  };
-  const perDay = Math.floor(total / DAYS);
-  let left = total;
-  for (let day = 0; day < DAYS && left > 0; day += 1) {
-    const count = day === DAYS - 1 ? left : Math.min(left, perDay);
-    left -= count;
-    const away = day % 40 === 39;
-    let lat = 52.52 + (away ? (random() - 0.5) * 20 : (random() - 0.5) * 0.1);
-    let lon = 13.4 + (away ? (random() - 0.5) * 40 : (random() - 0.5) * 0.1);
-    let heading = random() * 2 * Math.PI;
-    const speed = random() < 0.3 ? 15 : 1.5; // driving or walking, m/s
-    let time = START + day * 86_400_000 + 7 * 3_600_000 + Math.floor(random() * 3_600_000);
-    for (let i = 0; i < count; i += 1) {
-      heading += (random() - 0.5) * 0.5;
-      lat += (Math.cos(heading) * speed * 5) / 111_320;
-      lon += (Math.sin(heading) * speed * 5) / (111_320 * Math.cos((lat * Math.PI) / 180));
-      time += 5000;
-      yield { time, lat, lon };
-    }
-  }
-}
-
-/** `count` points of the history (the ones after `skip` when adding to an existing user). */
-function seed(path: string, count: number, existing?: string): { userId: string; seconds: number } {
-  const db = openBare(path);
-  const userId = existing ?? seedUser(db, 'traveller');
-  // The extra points are the history's, a year later: distinct times.
-  const shift = existing ? 366 * 86_400_000 * 11 : 0;
-  const insert = db.prepare(
-    `insert into locations (user_id, id, scope, time, created_at, lat, lon, alt, accuracy, speed, heading, source)
-     values (?, ?, 'private', ?, ?, ?, ?, null, 5, null, null, null)`,
-  );
-  const chunk = db.transaction((rows: { time: number; lat: number; lon: number }[]) => {
-    for (const row of rows) insert.run(userId, newId(), row.time + shift, row.time, row.lat, row.lon);
-  });
-  const begin = performance.now();
-  let rows: { time: number; lat: number; lon: number }[] = [];
-  let n = 0;
-  for (const row of history(existing ? POINTS : count)) {
-    if (n === count) break;
-    n += 1;
-    rows.push(row);
-    if (rows.length === 10_000) {
-      chunk(rows);
-      rows = [];
-    }
-  }
-  chunk(rows);
-  const seconds = (performance.now() - begin) / 1000;
-  db.close();
-  return { userId, seconds };
-}
 
 async function startServer(path: string, userId: string): Promise<{ port: number; token: string; pid: number }> {
   // BENCH_PROFILE=1 writes a CPU profile of the server to .tmp/ (as bench/requests.ts does).
@@ -146,22 +80,11 @@ function tileOf(lat: number, lon: number, z: number): [number, number] {
 async function seedHistory(path: string): Promise<string> {
   // Seeded as an existing install would be: the rows first (without the triggers of 0012),
   // then migration 0012 backfills the cells and marks every quarter hour for the statistics.
-  const before = openDatabase({ sqlitePath: path });
-  await new Migrator({ db: before.db, provider: { getMigrations: async () => migrations } }).migrateTo(
-    '0006_item_counters',
-  );
-  await before.close();
-  const { userId, seconds } = seed(path, POINTS);
-  log(`seeded before migration 0012 (no triggers): ${Math.round(POINTS / seconds).toLocaleString('en')} points/s`);
-  const migrating = openDatabase({ sqlitePath: path });
-  const migrationBegin = performance.now();
-  await migrateToLatest(migrating);
-  await migrating.close();
-  log(
-    `migration 0012 over them (cells, marks, position index): ${((performance.now() - migrationBegin) / 1000).toFixed(1)} s`,
-  );
+  const { userId, seedSeconds, migrationSeconds } = await seedHistory(path, POINTS);
+  log(`seeded before migration 0012 (no triggers): ${Math.round(POINTS / seedSeconds).toLocaleString('en')} points/s`);
+  log(`migration 0012 over them (cells, marks, position index): ${migrationSeconds.toFixed(1)} s`);
   // Writes through the triggers, beside the same writes without (seeded above).
-  const extra = seed(path, 20_000, userId);
+  const extra = seedPoints(path, 20_000, { total: POINTS, existing: userId });
   log(
     `20,000 more points through the triggers: ${Math.round(20_000 / extra.seconds).toLocaleString('en')} points/s ` +
       `(without triggers above)`,

@@ -1,7 +1,8 @@
 // A Waypost server for the benchmarks, in its own process: the SQLite database (or PostgreSQL URL) at argv[2],
 // migrated, listening on a free loopback port. With BENCH_TOKEN_USER set it also issues an
 // access token for that user (BENCH_TOKEN_PERMISSIONS, comma-separated; default write_locations),
-// the same way test/tokens.ts does. It prints
+// the same way test/tokens.ts does. With BENCH_PORT set it listens on that port, its base URL
+// that origin (a browser signing in through the pages sends it). It prints
 // one JSON line `{port, token}` and serves until killed.
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
@@ -14,22 +15,25 @@ import { tokenFor } from '../test/tokens.ts';
 
 const [path, dataDir] = process.argv.slice(2);
 if (!path || !dataDir) throw new Error('usage: server.ts <sqlite path or postgres:// URL> <data dir>');
+const port = Number(process.env.BENCH_PORT ?? 0);
 const database = openDatabase(path.startsWith('postgres://') ? { url: path } : { sqlitePath: path });
 await migrateToLatest(database);
 const config = loadConfig({
   WAYPOST_DATA_DIR: dataDir,
-  WAYPOST_BASE_URL: 'http://127.0.0.1',
+  WAYPOST_BASE_URL: port ? `http://127.0.0.1:${port}` : 'http://127.0.0.1',
   WAYPOST_SECRET_KEY: 'b2'.repeat(32),
   WAYPOST_LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
   // The benchmark runs the page path with and without copies of public pages.
   WAYPOST_PUBLIC_CACHE_MB: process.env.WAYPOST_PUBLIC_CACHE_MB,
   WAYPOST_PUBLIC_CACHE_REVALIDATE_MS: process.env.WAYPOST_PUBLIC_CACHE_REVALIDATE_MS,
+  // The map benchmark draws without a basemap ('none'): it runs offline.
+  WAYPOST_MAP_STYLE: process.env.WAYPOST_MAP_STYLE,
 });
 // Logs at the default level, as a server does, written to /dev/null (stdout carries the ready line).
 const logger = createLogger(config, pino.destination({ dest: '/dev/null', sync: true }));
 const app = await buildApp({ config, database, logger });
-await app.listen({ host: '127.0.0.1', port: 0 });
-const { port } = app.server.address() as { port: number };
+await app.listen({ host: '127.0.0.1', port });
+const listening = (app.server.address() as { port: number }).port;
 const userId = process.env.BENCH_TOKEN_USER;
 const token = userId
   ? await tokenFor(
@@ -39,7 +43,7 @@ const token = userId
       (process.env.BENCH_TOKEN_PERMISSIONS?.split(',') ?? ['write_locations']) as Permission[],
     )
   : undefined;
-process.stdout.write(`${JSON.stringify({ port, token })}\n`);
+process.stdout.write(`${JSON.stringify({ port: listening, token })}\n`);
 
 // Exit cleanly when the benchmark stops us (and let --cpu-prof write its profile).
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
