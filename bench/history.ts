@@ -77,7 +77,7 @@ function tileOf(lat: number, lon: number, z: number): [number, number] {
 }
 
 /** Seeds the history at `path` and moves it through the migrations; returns the person's id. */
-async function seedHistory(path: string): Promise<string> {
+async function seeded(path: string): Promise<string> {
   // Seeded as an existing install would be: the rows first (without the triggers of 0012),
   // then migration 0012 backfills the cells and marks every quarter hour for the statistics.
   const { userId, seedSeconds, migrationSeconds } = await seedHistory(path, POINTS);
@@ -105,7 +105,7 @@ async function main() {
     db.close();
     log(`reusing the history seeded at ${kept}`);
   } else {
-    userId = await seedHistory(path);
+    userId = await seeded(path);
   }
   const server = await startServer(path, userId);
   const base = `http://127.0.0.1:${server.port}`;

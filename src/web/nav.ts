@@ -1,6 +1,6 @@
 // The pages in the bar, in order. Signed-in pages live under /app/ (the timeline at /), so they
 // never share a path with the JSON API (`GET /settings` is the API's). An entry shows when a page with its path is registered
-// (src/web/pages.ts), so the slots for pages still to come are ready.
+// (src/web/registry.ts), so the slots for pages still to come are ready.
 export interface NavEntry {
   path: string;
   label: string;
