@@ -1,34 +1,17 @@
 // Days and times in the person's time zone, for the pages.
-const dayFormats = new Map<string, Intl.DateTimeFormat>();
+import { offsetMs, zonedToUtc } from '../lib/time.ts';
 
-function parts(ms: number, timeZone: string): Record<string, string> {
-  let format = dayFormats.get(timeZone);
-  if (!format) {
-    format = new Intl.DateTimeFormat('en-GB', {
-      timeZone,
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-      hourCycle: 'h23',
-    });
-    dayFormats.set(timeZone, format);
-  }
-  return Object.fromEntries(format.formatToParts(ms).map((p) => [p.type, p.value]));
-}
+/** The wall clock of the instant in the zone, as an ISO string read in UTC. */
+const wallClock = (ms: number, timeZone: string) => new Date(ms + offsetMs(ms, timeZone)).toISOString();
 
 /** `YYYY-MM-DD` of the instant in the zone. */
 export function dayOf(ms: number, timeZone: string): string {
-  const p = parts(ms, timeZone);
-  return `${p.year}-${p.month}-${p.day}`;
+  return wallClock(ms, timeZone).slice(0, 10);
 }
 
 /** `HH:MM` of the instant in the zone. */
 export function clockOf(ms: number, timeZone: string): string {
-  const p = parts(ms, timeZone);
-  return `${p.hour}:${p.minute}`;
+  return wallClock(ms, timeZone).slice(11, 16);
 }
 
 /** "Monday, 23 November 2026" for a `YYYY-MM-DD`. */
@@ -42,25 +25,11 @@ export function dayHeading(day: string): string {
   });
 }
 
-function offsetMs(instant: number, timeZone: string): number {
-  const p = parts(instant, timeZone);
-  const asUtc = Date.UTC(
-    Number(p.year),
-    Number(p.month) - 1,
-    Number(p.day),
-    Number(p.hour),
-    Number(p.minute),
-    Number(p.second),
-  );
-  return asUtc - Math.floor(instant / 1000) * 1000;
-}
-
 /** The instant the day after `YYYY-MM-DD` begins in the zone (the end of that day). */
 export function endOfDay(day: string, timeZone: string): number | undefined {
   const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day);
   if (!match) return undefined;
   const midnight = Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]) + 1);
   if (!Number.isFinite(midnight)) return undefined;
-  const first = midnight - offsetMs(midnight, timeZone);
-  return midnight - offsetMs(first, timeZone);
+  return zonedToUtc(midnight, timeZone);
 }
