@@ -119,6 +119,30 @@ export interface LocationBucketsTable {
   last_lon: number;
 }
 
+/** A person's quarter hours summed per day of their time zone (migration 0021). */
+export interface LocationDaysTable {
+  user_id: string;
+  day: number;
+  points: number;
+  distance_m: number;
+  min_lat: number;
+  max_lat: number;
+  min_lon: number;
+  max_lon: number;
+  min_lon360: number;
+  max_lon360: number;
+}
+
+export interface LocationDayZonesTable {
+  user_id: string;
+  zone: string;
+}
+
+export interface LocationDayMarksTable {
+  user_id: string;
+  day: number;
+}
+
 export interface UserSettingsTable {
   user_id: string;
   default_post_scope: ScopeValue;
@@ -319,6 +343,9 @@ export interface Tables {
   location_cells: LocationCellsTable;
   location_dirty: LocationDirtyTable;
   location_buckets: LocationBucketsTable;
+  location_days: LocationDaysTable;
+  location_day_zones: LocationDayZonesTable;
+  location_day_marks: LocationDayMarksTable;
   user_settings: UserSettingsTable;
   views: ViewsTable;
   oauth_entities: OAuthEntitiesTable;

@@ -1,14 +1,15 @@
 // GET /locations/stats (docs/history.md "Statistics"): per day, month or year of the owner's
-// time zone, from quarter-hour aggregates kept in UTC. Local days are put together at read
-// time, so a change of time zone needs no recomputation: every zone's offset is a whole
-// number of quarter hours.
+// time zone, from quarter-hour aggregates kept in UTC and their sums per local day. Every
+// zone's offset is a whole number of quarter hours, so a local day is a run of them; the days
+// are summed in the zone of the settings, and summed again when it changes. A range that cuts
+// a day adds up that day's quarter hours within it.
 import type { Db } from '../db/database.ts';
 import { badRequest } from '../http/errors.ts';
 import { TIME_LIMIT_S } from '../items/items.schemas.ts';
 import { getSettings } from '../settings/settings.logic.ts';
-import { msToSeconds, zonedToUtcIn, type OffsetSpans } from '../lib/time.ts';
+import { msToSeconds, offsetIn, zonedToUtcIn, type OffsetSpans } from '../lib/time.ts';
 import { offsetSpans } from './geo.ts';
-import { BUCKET_MS, bucketSpan, refreshBuckets, sumDays, type DayRow } from './stats.repo.ts';
+import { BUCKET_MS, bucketSpan, keptDays, refreshBuckets, refreshDays, sumDays, type DayRow } from './stats.repo.ts';
 
 export type GroupBy = 'day' | 'month' | 'year';
 
@@ -96,6 +97,30 @@ function cachedSpans(startMs: number, endMs: number, timezone: string) {
   return spans;
 }
 
+/**
+ * The local days with points in [sinceMs, untilMs), whose quarter hours with points run from
+ * `first` to `last`: whole days as kept, a day the range cuts from its quarter hours.
+ */
+async function daysWithin(
+  db: Db,
+  userId: string,
+  range: { sinceMs: number; untilMs: number; first: number; last: number },
+  spans: OffsetSpans,
+): Promise<DayRow[]> {
+  const localDay = (ms: number) => Math.floor((ms + offsetIn(ms, spans)) / DAY_MS);
+  const dayStart = (day: number) => zonedToUtcIn(day * DAY_MS, spans);
+  let first = localDay(range.first);
+  let end = localDay(range.last) + 1;
+  const cutHead = dayStart(first) < range.sinceMs;
+  const cutTail = dayStart(end) > range.untilMs;
+  if (end - first === 1 && (cutHead || cutTail)) {
+    return sumDays(db, userId, range.sinceMs, range.untilMs, spans);
+  }
+  const head = cutHead ? await sumDays(db, userId, range.sinceMs, dayStart((first += 1)), spans) : [];
+  const tail = cutTail ? await sumDays(db, userId, dayStart((end -= 1)), range.untilMs, spans) : [];
+  return [...head, ...(await keptDays(db, userId, first, end)), ...tail];
+}
+
 function checkRange(sinceS: number | undefined, untilS: number | undefined) {
   for (const [name, value] of [
     ['since_time', sinceS],
@@ -121,6 +146,10 @@ export async function locationStats(
   checkRange(params.since_time, params.until_time);
   const { timezone } = await getSettings(db, userId);
   await refreshBuckets(db, userId);
+  // The days follow the zone's rules too: a Node release with other rules sums them again.
+  await refreshDays(db, userId, `${timezone} ${process.versions.tz ?? ''}`, (start, end) =>
+    cachedSpans(start, end, timezone),
+  );
   const floor = (ms: number) => Math.floor(ms / BUCKET_MS) * BUCKET_MS;
   const sinceMs = params.since_time === undefined ? -(TIME_LIMIT_S * 1000) : floor(params.since_time * 1000);
   const untilMs =
@@ -135,7 +164,7 @@ export async function locationStats(
     periodOf(Math.floor(span.last / DAY_MS) + 1, params.group_by).endWall + DAY_MS,
     timezone,
   );
-  const days = await sumDays(db, userId, sinceMs, untilMs, spans);
+  const days = await daysWithin(db, userId, { sinceMs, untilMs, first: span.first, last: span.last }, spans);
   const groups = new Map<string, { period: ReturnType<typeof periodOf>; rows: DayRow[] }>();
   for (const row of days) {
     const period = periodOf(row.day, params.group_by);

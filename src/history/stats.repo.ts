@@ -1,9 +1,11 @@
-// The quarter-hour aggregates the statistics read (migration 0012): recomputed from the rows
-// where the triggers marked them dirty, then summed per local day in SQL.
+// The aggregates the statistics read: quarter hours (migration 0012), recomputed from the rows
+// where the triggers marked them dirty, and their sums per local day (migration 0021), summed
+// again around the UTC days whose quarter hours changed.
 import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { LocationBucketsTable } from '../db/schema.ts';
 import { BUCKET_MS } from '../db/migrations/0012_location_history.ts';
+import { zonedToUtcIn, type OffsetSpans } from '../lib/time.ts';
 import { segmentM, type TimedPoint } from './geo.ts';
 import { eachBatch, pointBefore, timeFrom } from '../locations/points.repo.ts';
 
@@ -14,7 +16,10 @@ const RUN_GAP_BUCKETS = 96;
 /** At most this many quarter hours (about three weeks) per transaction: writers wait no longer. */
 const RUN_MAX_BUCKETS = 2000;
 
+const DAY_MS = 86_400_000;
+
 const bucketOf = (ms: number) => ms - (((ms % BUCKET_MS) + BUCKET_MS) % BUCKET_MS);
+const utcDayOf = (ms: number) => Math.floor(ms / DAY_MS);
 
 function runsOf(buckets: number[]): { start: number; end: number }[] {
   const runs: { start: number; end: number }[] = [];
@@ -51,8 +56,9 @@ function emptyBucket(userId: string, bucket: number): LocationBucketsTable {
 /**
  * Recomputes [start, end) from the rows, and the first quarter hour with points after it (its
  * first segment starts in this range). A quarter hour counts the segments that end in it.
+ * Returns the UTC days whose quarter hours it wrote, for the local days to be summed again.
  */
-async function recompute(db: Db, userId: string, start: number, endBefore: number): Promise<void> {
+async function recompute(db: Db, userId: string, start: number, endBefore: number): Promise<number[]> {
   const next = await timeFrom(db, userId, endBefore);
   const end = next === undefined ? endBefore : Math.max(endBefore, bucketOf(next) + BUCKET_MS);
   let previous: TimedPoint | undefined = await pointBefore(db, userId, start);
@@ -94,6 +100,10 @@ async function recompute(db: Db, userId: string, start: number, endBefore: numbe
       .onConflict((conflict) => conflict.columns(['user_id', 'bucket']).doUpdateSet(REPLACE_BUCKET))
       .execute();
   }
+  const days = [];
+  for (let day = utcDayOf(start); day <= utcDayOf(endBefore - 1); day += 1) days.push(day);
+  if (end > endBefore) days.push(utcDayOf(end - 1));
+  return days;
 }
 
 const REPLACE_BUCKET = Object.fromEntries(
@@ -135,7 +145,13 @@ export async function refreshBuckets(db: Db, userId: string, afterRun?: () => Pr
         .where('bucket', '>=', run.start)
         .where('bucket', '<', run.end)
         .execute();
-      await recompute(trx, userId, run.start, run.end);
+      const days = await recompute(trx, userId, run.start, run.end);
+      // An upsert that updates locks the mark, as location_dirty's do (migration 0012).
+      await trx
+        .insertInto('location_day_marks')
+        .values([...new Set(days)].map((day) => ({ user_id: userId, day })))
+        .onConflict((conflict) => conflict.columns(['user_id', 'day']).doUpdateSet({ day: sql.ref('excluded.day') }))
+        .execute();
     });
     await afterRun?.();
   }
@@ -184,11 +200,133 @@ export async function sumDays(
     cases.length === 0
       ? sql`cast(${spans[0]!.offset} as bigint)`
       : sql`case ${sql.join(cases, sql` `)} else cast(${spans.at(-1)!.offset} as bigint) end`;
-  const { rows } = await sql<DayRow>`select (${bucket} + ${offset}) / 86400000 as day, sum(points) as points,
+  const wall = sql`(${bucket} + ${offset})`;
+  const { rows } =
+    await sql<DayRow>`select (${wall} - ((${wall} % ${sql.lit(DAY_MS)}) + ${sql.lit(DAY_MS)}) % ${sql.lit(DAY_MS)}) / ${sql.lit(DAY_MS)} as day, sum(points) as points,
       sum(distance_m) as distance_m, min(min_lat) as min_lat, max(max_lat) as max_lat, min(min_lon) as min_lon,
       max(max_lon) as max_lon, min(min_lon360) as min_lon360, max(max_lon360) as max_lon360
     from location_buckets where user_id = ${userId} and ${bucket} >= ${sinceMs} and ${bucket} < ${untilMs}
     group by 1 order by 1`.execute(db);
+  return rows.map((row) => ({
+    ...row,
+    day: Number(row.day),
+    points: Number(row.points),
+    distance_m: Number(row.distance_m),
+  }));
+}
+
+const DAY_COLUMNS = [
+  'points',
+  'distance_m',
+  'min_lat',
+  'max_lat',
+  'min_lon',
+  'max_lon',
+  'min_lon360',
+  'max_lon360',
+] as const;
+const REPLACE_DAY = Object.fromEntries(DAY_COLUMNS.map((column) => [column, sql.ref(`excluded.${column}`)]));
+
+/** Sums local days [first, end) again from the quarter hours, replacing what was kept. */
+async function resumDays(trx: Db, userId: string, first: number, end: number, spans: OffsetSpans): Promise<void> {
+  const rows = await sumDays(
+    trx,
+    userId,
+    zonedToUtcIn(first * DAY_MS, spans),
+    zonedToUtcIn(end * DAY_MS, spans),
+    spans,
+  );
+  await trx
+    .deleteFrom('location_days')
+    .where('user_id', '=', userId)
+    .where('day', '>=', first)
+    .where('day', '<', end)
+    .execute();
+  for (let i = 0; i < rows.length; i += 500) {
+    await trx
+      .insertInto('location_days')
+      .values(rows.slice(i, i + 500).map((row) => ({ user_id: userId, ...row })))
+      // Another refresh of the same person at once summed the same committed quarter hours.
+      .onConflict((conflict) => conflict.columns(['user_id', 'day']).doUpdateSet(REPLACE_DAY))
+      .execute();
+  }
+}
+
+/** Marked UTC days no further apart than this are summed again in one pass. */
+const DAY_RUN_GAP = 3;
+
+/**
+ * Brings a person's local days up to date with their quarter hours (call refreshBuckets
+ * first). `zone` names the time zone and its rules; days summed in another are summed again
+ * whole. `spansFor` gives the zone's offsets over a range of UTC instants.
+ */
+export async function refreshDays(
+  db: Db,
+  userId: string,
+  zone: string,
+  spansFor: (startMs: number, endMs: number) => OffsetSpans,
+): Promise<void> {
+  const kept = await db
+    .selectFrom('location_day_zones')
+    .select('zone')
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  if (kept?.zone !== zone) {
+    await db.transaction().execute(async (trx) => {
+      await trx.deleteFrom('location_day_marks').where('user_id', '=', userId).execute();
+      await trx.deleteFrom('location_days').where('user_id', '=', userId).execute();
+      const span = await bucketSpan(trx, userId, -Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
+      if (span) {
+        // A local day overlaps the UTC days before and after its own number: no zone is a day off UTC.
+        const first = utcDayOf(span.first) - 1;
+        const end = utcDayOf(span.last) + 2;
+        await resumDays(trx, userId, first, end, spansFor((first - 1) * DAY_MS, (end + 1) * DAY_MS));
+      }
+      await trx
+        .insertInto('location_day_zones')
+        .values({ user_id: userId, zone })
+        .onConflict((conflict) => conflict.column('user_id').doUpdateSet({ zone }))
+        .execute();
+    });
+    return;
+  }
+  const marks = await db
+    .selectFrom('location_day_marks')
+    .select('day')
+    .where('user_id', '=', userId)
+    .orderBy('day')
+    .execute();
+  const runs: { first: number; last: number }[] = [];
+  for (const day of marks.map((mark) => Number(mark.day))) {
+    const last = runs.at(-1);
+    if (last && day - last.last <= DAY_RUN_GAP) last.last = day;
+    else runs.push({ first: day, last: day });
+  }
+  for (const run of runs) {
+    await db.transaction().execute(async (trx) => {
+      await trx
+        .deleteFrom('location_day_marks')
+        .where('user_id', '=', userId)
+        .where('day', '>=', run.first)
+        .where('day', '<=', run.last)
+        .execute();
+      const first = run.first - 1;
+      const end = run.last + 2;
+      await resumDays(trx, userId, first, end, spansFor((first - 1) * DAY_MS, (end + 1) * DAY_MS));
+    });
+  }
+}
+
+/** The kept sums of local days [first, end), in order. */
+export async function keptDays(db: Db, userId: string, first: number, end: number): Promise<DayRow[]> {
+  const rows = await db
+    .selectFrom('location_days')
+    .select(['day', ...DAY_COLUMNS])
+    .where('user_id', '=', userId)
+    .where('day', '>=', first)
+    .where('day', '<', end)
+    .orderBy('day')
+    .execute();
   return rows.map((row) => ({
     ...row,
     day: Number(row.day),

@@ -163,6 +163,84 @@ describe('GET /locations/stats', () => {
     ]);
   });
 
+  it('counts a day before 1970 by its own midnight', async () => {
+    // Berlin was UTC+1: 22:30 UTC on 1969-12-31 is 23:30 there, 23:30 UTC is 00:30 on 1970-01-01.
+    await add([
+      { time: at('1969-12-31T22:30:00Z'), lat: 0, lon: 0 },
+      { time: at('1969-12-31T23:30:00Z'), lat: 0.01, lon: 0 },
+    ]);
+    expect((await stats('group_by=day')).groups.map((g) => [g.period, g.start, g.points])).toEqual([
+      ['1969-12-31', at('1969-12-30T23:00:00Z') / 1000, 1],
+      ['1970-01-01', at('1969-12-31T23:00:00Z') / 1000, 1],
+    ]);
+  });
+
+  it('cuts the days a range begins or ends inside by its quarter hours', async () => {
+    // Berlin in March is UTC+1: every point is 09:00 or 17:00 local time, 08:00 or 16:00 UTC.
+    const days = ['2024-03-04', '2024-03-05', '2024-03-06'];
+    await add(
+      days.flatMap((day, i) => [
+        { time: at(`${day}T08:00:00Z`), lat: 0, lon: i * 0.02 },
+        { time: at(`${day}T16:00:00Z`), lat: 0, lon: i * 0.02 + 0.01 },
+      ]),
+    );
+    const noonOf = (day: string) => at(`${day}T11:00:00Z`) / 1000;
+    const cut = async (since: string, until: string) =>
+      (await stats(`group_by=day&since_time=${noonOf(since)}&until_time=${noonOf(until)}`)).groups.map((g) => [
+        g.period,
+        g.points,
+        g.distance_m,
+      ]);
+    // From noon on the 4th to noon on the 6th: the 4th's afternoon, all of the 5th, the 6th's morning.
+    expect(await cut('2024-03-04', '2024-03-06')).toEqual([
+      ['2024-03-04', 1, round(arc(0.01))],
+      ['2024-03-05', 2, round(2 * arc(0.01))],
+      ['2024-03-06', 1, round(arc(0.01))],
+    ]);
+    // One day cut at both ends holds nothing between its two noons... and its afternoon alone.
+    expect(await cut('2024-03-05', '2024-03-05')).toEqual([]);
+    const evening = await stats(
+      `group_by=month&since_time=${noonOf('2024-03-05')}&until_time=${at('2024-03-05T20:00:00Z') / 1000}`,
+    );
+    expect(evening.groups).toMatchObject([{ period: '2024-03', points: 1, days_with_data: 1 }]);
+  });
+
+  it('keeps its sums per day equal to sums made afresh, whatever is written between reads', async () => {
+    let state = 7;
+    const random = () => (state = (state * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+    const fresh = async (query: string) => {
+      // Without the zone the days were summed in, every day is summed again from the quarter hours.
+      await t.database.db.deleteFrom('location_day_zones').execute();
+      return stats(query);
+    };
+    const start = at('2024-03-20T00:00:00Z'); // across the change to summer time on the 31st
+    for (let step = 0; step < 10; step += 1) {
+      await add(
+        // Sparse: a point written later is often days from the next, whose first segment it changes.
+        Array.from({ length: 8 }, () => ({
+          time: start + Math.floor(random() * 60 * 96) * 900_000 + Math.floor(random() * 900) * 1000,
+          lat: random() * 0.5,
+          lon: random() * 0.5,
+        })),
+      );
+      if (step % 2 === 1) {
+        const from = start + Math.floor(random() * 60) * 86_400_000;
+        await t.database.db
+          .deleteFrom('locations')
+          .where('user_id', '=', user.id)
+          .where('time', '>=', from)
+          .where('time', '<', from + 86_400_000)
+          .execute();
+      }
+      const since = Math.floor((start + random() * 30 * 86_400_000) / 1000);
+      for (const query of ['group_by=day', 'group_by=month', `group_by=day&since_time=${since}`]) {
+        const kept = await stats(query);
+        expect(kept.groups.length).toBeGreaterThan(0);
+        expect(kept).toEqual(await fresh(query));
+      }
+    }
+  });
+
   it('keeps to since_time and until_time, and to the person', async () => {
     await add([
       { time: at('2024-01-10T12:00:00Z'), lat: 1, lon: 1 },

@@ -61,20 +61,22 @@ export function zonedToUtc(wallMs: number, timeZone: string): number {
 /** Where a zone's offset holds from on, ascending (src/history/geo.ts offsetSpans). */
 export type OffsetSpans = { start: number; offset: number }[];
 
+/** The offset the spans give at a UTC instant (the first span's before they begin). */
+export function offsetIn(ms: number, spans: OffsetSpans): number {
+  let low = 0;
+  let high = spans.length - 1;
+  while (low < high) {
+    const middle = (low + high + 1) >> 1;
+    if (spans[middle]!.start <= ms) low = middle;
+    else high = middle - 1;
+  }
+  return spans[low]!.offset;
+}
+
 /**
  * zonedToUtc from a zone's spans instead of asking Intl: the same instant wherever the spans
  * cover the wall time give or take a day.
  */
 export function zonedToUtcIn(wallMs: number, spans: OffsetSpans): number {
-  const offsetAt = (ms: number) => {
-    let low = 0;
-    let high = spans.length - 1;
-    while (low < high) {
-      const middle = (low + high + 1) >> 1;
-      if (spans[middle]!.start <= ms) low = middle;
-      else high = middle - 1;
-    }
-    return spans[low]!.offset;
-  };
-  return wallToUtc(wallMs, offsetAt);
+  return wallToUtc(wallMs, (ms) => offsetIn(ms, spans));
 }

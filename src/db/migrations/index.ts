@@ -17,6 +17,7 @@ import * as m0015 from './0015_service_imports.ts';
 import * as m0016 from './0016_publish_state.ts';
 import * as m0019 from './0019_privacy_zones.ts';
 import * as m0020 from './0020_restore_counts.ts';
+import * as m0021 from './0021_history_days.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_users': m0001,
@@ -35,4 +36,5 @@ export const migrations: Record<string, Migration> = {
   '0016_publish_state': m0016,
   '0019_privacy_zones': m0019,
   '0020_restore_counts': m0020,
+  '0021_history_days': m0021,
 };
