@@ -1,8 +1,9 @@
 // `npm run bench:history`: the location history at scale (docs/history.md), one
 // person with BENCH_POINTS points (default 1,000,000) over ten years, on SQLite. Each measure
 // beside its baseline in the same run, BENCH_ROUNDS rounds (default 3), medians and spread:
-//   tiles at zoom 0, 5, 10, 14: p99 and largest size; baseline: the bare query of the same
-//     tile's rows (better-sqlite3, the position index), without encoding;
+//   tiles at every zoom from 0 to 18 (BENCH_ZOOMS, e.g. "0,5,10"): p99 and largest size;
+//     baseline: the bare query of the same tile's rows (better-sqlite3, the position index),
+//     without encoding;
 //   statistics per month over the ten years: p99 (and the first call, which brings the
 //     quarter-hour aggregates up to date after seeding);
 //   a streamed GeoJSON download of every point: points/s, time to first byte and the server's
@@ -22,6 +23,9 @@ import { DAYS, history, seedHistory, seedPoints } from './history-seed.ts';
 const POINTS = Number(process.env.BENCH_POINTS ?? 1_000_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const TILE_REPEAT = Number(process.env.BENCH_TILE_REPEAT ?? 5);
+const ZOOMS = process.env.BENCH_ZOOMS
+  ? process.env.BENCH_ZOOMS.split(',').map(Number)
+  : Array.from({ length: 19 }, (_, z) => z);
 const work = mkdtempSync(join(tmpdir(), 'waypost-history-'));
 const children: ChildProcess[] = [];
 let stopping = false;
@@ -119,7 +123,7 @@ async function main() {
     'select time, lat, lon from locations where user_id = ? and lat >= ? and lat <= ? and lon >= ? and lon <= ?',
   );
   const stats = { tile: new Map<number, { p99: number[]; base: number[]; size: number }>() };
-  for (const z of [0, 5, 10, 14]) {
+  for (const z of ZOOMS) {
     const tiles = [
       ...new Set([tileOf(52.52, 13.4, z), ...sample.map((p) => tileOf(p.lat, p.lon, z))].map((t) => t.join('/'))),
     ];

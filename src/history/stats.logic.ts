@@ -165,14 +165,17 @@ export async function locationStats(
     timezone,
   );
   const days = await daysWithin(db, userId, { sinceMs, untilMs, first: span.first, last: span.last }, spans);
-  const groups = new Map<string, { period: ReturnType<typeof periodOf>; rows: DayRow[] }>();
+  // The days come in order: a period is looked up once, when a day falls past the last one's end.
+  const groups: { period: ReturnType<typeof periodOf>; rows: DayRow[] }[] = [];
   for (const row of days) {
-    const period = periodOf(row.day, params.group_by);
-    const group = groups.get(period.key) ?? { period, rows: [] };
+    let group = groups.at(-1);
+    if (!group || row.day * DAY_MS >= group.period.endWall) {
+      group = { period: periodOf(row.day, params.group_by), rows: [] };
+      groups.push(group);
+    }
     group.rows.push(row);
-    groups.set(period.key, group);
   }
-  for (const { period, rows } of groups.values()) {
+  for (const { period, rows } of groups) {
     result.groups.push({
       period: period.key,
       start: msToSeconds(zonedToUtcIn(period.startWall, spans)),

@@ -164,7 +164,7 @@ export type DayRow = { day: number } & Omit<
   'user_id' | 'bucket' | 'last_time' | 'last_lat' | 'last_lon'
 >;
 
-/** The first and last quarter hour with points in [sinceMs, untilMs). */
+/** The first and last quarter hour with points in [sinceMs, untilMs), each from one end of the index. */
 export async function bucketSpan(
   db: Db,
   userId: string,
@@ -174,8 +174,11 @@ export async function bucketSpan(
   const { rows } = await sql<{
     first: number | null;
     last: number | null;
-  }>`select min(bucket) as first, max(bucket) as last
-    from location_buckets where user_id = ${userId} and bucket >= ${sinceMs} and bucket < ${untilMs}`.execute(db);
+  }>`select
+      (select min(bucket) from location_buckets where user_id = ${userId} and bucket >= ${sinceMs} and bucket < ${untilMs}) as first,
+      (select max(bucket) from location_buckets where user_id = ${userId} and bucket >= ${sinceMs} and bucket < ${untilMs}) as last`.execute(
+    db,
+  );
   const row = rows[0];
   if (!row || row.first === null || row.last === null) return undefined;
   return { first: Number(row.first), last: Number(row.last) };
