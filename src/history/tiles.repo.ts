@@ -1,7 +1,7 @@
 // The owner's tiles from the cell counts the triggers of migration 0012 keep.
 import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
-import { CELL_LEVELS } from '../db/migrations/0012_location_history.ts';
+import { CELL_LEVELS } from '../db/migrations/0023_cell_level_16.ts';
 
 export const FINEST_LEVEL = CELL_LEVELS.at(-1)!;
 

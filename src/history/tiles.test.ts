@@ -3,10 +3,13 @@
 // positions placed by those positions; ETags follow the right version.
 import { VectorTile } from '@mapbox/vector-tile';
 import { PbfReader } from 'pbf';
+import { Migrator } from 'kysely/migration';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, createTestUser, type TestApp } from '../../test/helpers.ts';
+import { buildTestApp, createTestDatabase, createTestUser, type TestApp } from '../../test/helpers.ts';
 import { insertItems } from '../../test/items.ts';
 import { tokenFor } from '../../test/tokens.ts';
+import { migrateToLatest } from '../db/migrate.ts';
+import { migrations } from '../db/migrations/index.ts';
 import { roundPoint } from '../privacy/precision.ts';
 import { updateSettings } from '../settings/settings.logic.ts';
 
@@ -108,19 +111,22 @@ const inTile = (points: Seed[], z: number, x: number, y: number) =>
   });
 
 describe("the owner's tiles", () => {
-  it.each([0, 3, 5, 9, 10, 12, 14, 18])('at zoom %i add up to the points in the tile, of both scopes', async (z) => {
-    const [x, y] = tileOf(berlin.lat, berlin.lon, z);
-    const response = await get(`/locations/tiles/${z}/${x}/${y}.mvt`, aliceAll);
-    expect(response.statusCode).toBe(200);
-    expect(response.headers['content-type']).toBe('application/vnd.mapbox-vector-tile');
-    const decoded = decode(response.rawPayload, z, x, y);
-    expect(total(decoded)).toBe(inTile(alicePoints, z, x, y).length);
-    if (z >= 12 && decoded.points.length > 0) {
-      expect(decoded.cells).toEqual([]);
-      expect(decoded.tracks).toBeGreaterThan(0);
-    }
-    if (z < 12) expect(decoded.points).toEqual([]);
-  });
+  it.each([0, 3, 5, 7, 9, 10, 11, 12, 14, 18])(
+    'at zoom %i add up to the points in the tile, of both scopes',
+    async (z) => {
+      const [x, y] = tileOf(berlin.lat, berlin.lon, z);
+      const response = await get(`/locations/tiles/${z}/${x}/${y}.mvt`, aliceAll);
+      expect(response.statusCode).toBe(200);
+      expect(response.headers['content-type']).toBe('application/vnd.mapbox-vector-tile');
+      const decoded = decode(response.rawPayload, z, x, y);
+      expect(total(decoded)).toBe(inTile(alicePoints, z, x, y).length);
+      if (z >= 12 && decoded.points.length > 0) {
+        expect(decoded.cells).toEqual([]);
+        expect(decoded.tracks).toBeGreaterThan(0);
+      }
+      if (z < 12) expect(decoded.points).toEqual([]);
+    },
+  );
 
   it('hold the points themselves at high zoom, at their exact positions and times', async () => {
     const point = alicePoints[5]!;
@@ -289,5 +295,51 @@ describe('public tiles', () => {
   it('are 404 for an unknown user, 400 for a tile that does not exist', async () => {
     expect((await get('/locations/public/nobody/tiles/0/0/0.mvt')).statusCode).toBe(404);
     expect((await get('/locations/public/alice/tiles/1/2/0.mvt')).statusCode).toBe(400);
+  });
+});
+
+describe('migration 0023 (cells of level 16)', () => {
+  it('counts the points written before it, and the triggers keep counting after', async () => {
+    const test = await createTestDatabase();
+    try {
+      const db = test.database.db;
+      const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+      await migrator.migrateTo('0021_history_days');
+      const carol = await createTestUser(test.database, { username: 'carol' });
+      const before = spread(300, 4, berlin, 0.3).map((p) => ({ ...p, scope: 'private' as const }));
+      await insertItems(test.database, 'locations', carol.id, before);
+      await migrateToLatest(test.database);
+      const level16 = async () =>
+        (
+          await db
+            .selectFrom('location_cells')
+            .select(['cx', 'cy', 'points'])
+            .where('user_id', '=', carol.id)
+            .where('level', '=', 16)
+            .where('points', '>', 0)
+            .orderBy('cx')
+            .orderBy('cy')
+            .execute()
+        ).map((cell) => `${cell.cx}/${cell.cy}:${Number(cell.points)}`);
+      const expected = (points: Seed[]) => {
+        const counts = new Map<string, number>();
+        for (const p of points) {
+          const key = tileOf(p.lat, p.lon, 16).join('/');
+          counts.set(key, (counts.get(key) ?? 0) + 1);
+        }
+        return [...counts]
+          .map(([key, n]) => ({ key, n, xy: key.split('/').map(Number) as [number, number] }))
+          .sort((a, b) => a.xy[0] - b.xy[0] || a.xy[1] - b.xy[1])
+          .map(({ key, n }) => `${key}:${n}`);
+      };
+      expect(await level16()).toEqual(expected(before));
+      const after = spread(100, 5, berlin, 0.3).map((p) => ({ ...p, time: p.time + 1e9, scope: 'private' as const }));
+      await insertItems(test.database, 'locations', carol.id, after);
+      await db.deleteFrom('locations').where('time', '<', before[50]!.time).execute();
+      expect(await level16()).toEqual(expected([...before.slice(50), ...after]));
+    } finally {
+      await test.database.close();
+      await test.drop();
+    }
   });
 });

@@ -18,12 +18,13 @@
 // triggers while the person's row is going; a trigger on users removes what is left after.
 import { SqliteAdapter, sql, type Kysely, type RawBuilder } from 'kysely';
 
-/** The grid levels kept; src/history/tiles.repo.ts picks among them. */
-export const CELL_LEVELS = [6, 9, 12, 15, 18] as const;
+/** The grid levels this migration keeps (migration 0023 adds level 16). */
+const CELL_LEVELS = [6, 9, 12, 15, 18] as const;
 /** A quarter hour: every time zone's offset from UTC is a whole number of them. */
 export const BUCKET_MS = 900_000;
 
-const levelsTable = sql.raw(CELL_LEVELS.map((level) => `select ${level} as level`).join(' union all '));
+const levelsOf = (levels: readonly number[]) =>
+  sql.raw(levels.map((level) => `select ${level} as level`).join(' union all '));
 
 /** Web Mercator cell of `row` (new or old) at `level`, clamped to the grid (latitudes beyond 85.05). */
 function cell(row: string, sqlite: boolean): { cx: RawBuilder<number>; cy: RawBuilder<number> } {
@@ -90,7 +91,9 @@ async function createTables(db: Kysely<unknown>): Promise<void> {
     .execute();
 }
 
-async function sqliteTriggers(db: Kysely<unknown>): Promise<void> {
+/** SQLite's triggers on locations, keeping the cells of `levels` (migration 0023 makes them again). */
+export async function sqliteTriggers(db: Kysely<unknown>, levels: readonly number[]): Promise<void> {
+  const levelsTable = levelsOf(levels);
   const effects = (row: 'new' | 'old', sign: '+' | '-') => {
     const { cx, cy } = cell(row, true);
     const user = sql.raw(`${row}.user_id`);
@@ -111,7 +114,13 @@ async function sqliteTriggers(db: Kysely<unknown>): Promise<void> {
     begin ${bump('new')} ${effects('old', '-')} ${effects('new', '+')} end`.execute(db);
 }
 
-async function postgresTriggers(db: Kysely<unknown>): Promise<void> {
+/** PostgreSQL's trigger function, keeping the cells of `levels` (migration 0023 replaces it). */
+export async function postgresTriggers(
+  db: Kysely<unknown>,
+  levels: readonly number[],
+  replacing = false,
+): Promise<void> {
+  const levelsTable = levelsOf(levels);
   // Once per statement over its transition table: a batch of 1000 points is one upsert per
   // cell and quarter hour it touches. Rows are upserted in key order, so two concurrent
   // statements take their row locks in the same order and cannot deadlock each other. The
@@ -138,13 +147,14 @@ async function postgresTriggers(db: Kysely<unknown>): Promise<void> {
       select distinct user_id, 1 from ${rows} v order by 1
       on conflict (user_id) do update set version = location_versions.version + 1;`;
   };
-  await sql`create function waypost_location_history() returns trigger language plpgsql as $$
+  await sql`create or replace function waypost_location_history() returns trigger language plpgsql as $$
     begin
       if tg_op in ('DELETE', 'UPDATE') then ${sql.raw(effects('old_rows', '-'))} end if;
       if tg_op in ('INSERT', 'UPDATE') then ${sql.raw(effects('new_rows', '+'))} end if;
       return null;
     end $$`.execute(db);
   const run = sql`for each statement execute function waypost_location_history()`;
+  if (replacing) return;
   await sql`create trigger locations_history_insert after insert on locations
     referencing new table as new_rows ${run}`.execute(db);
   await sql`create trigger locations_history_delete after delete on locations
@@ -170,6 +180,7 @@ async function cleanupTrigger(db: Kysely<unknown>, sqlite: boolean): Promise<voi
 
 /** What the triggers would have written for the rows already there. */
 async function backfill(db: Kysely<unknown>): Promise<void> {
+  const levelsTable = levelsOf(CELL_LEVELS);
   const sqlite = db.getExecutor().adapter instanceof SqliteAdapter;
   const { cx, cy } = cell('r', sqlite);
   await sql`insert into location_versions (user_id, version) select distinct user_id, 1 from locations`.execute(db);
@@ -193,7 +204,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .columns(['user_id', 'lat', 'lon', 'time', 'scope'])
     .execute();
   await backfill(db);
-  if (sqlite) await sqliteTriggers(db);
-  else await postgresTriggers(db);
+  if (sqlite) await sqliteTriggers(db, CELL_LEVELS);
+  else await postgresTriggers(db, CELL_LEVELS);
   await cleanupTrigger(db, sqlite);
 }

@@ -18,6 +18,7 @@ import * as m0016 from './0016_publish_state.ts';
 import * as m0019 from './0019_privacy_zones.ts';
 import * as m0020 from './0020_restore_counts.ts';
 import * as m0021 from './0021_history_days.ts';
+import * as m0023 from './0023_cell_level_16.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_users': m0001,
@@ -37,4 +38,5 @@ export const migrations: Record<string, Migration> = {
   '0019_privacy_zones': m0019,
   '0020_restore_counts': m0020,
   '0021_history_days': m0021,
+  '0023_cell_level_16': m0023,
 };
