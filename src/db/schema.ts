@@ -120,18 +120,10 @@ export interface LocationBucketsTable {
 }
 
 /** A person's quarter hours summed per day of their time zone (migration 0021). */
-export interface LocationDaysTable {
-  user_id: string;
-  day: number;
-  points: number;
-  distance_m: number;
-  min_lat: number;
-  max_lat: number;
-  min_lon: number;
-  max_lon: number;
-  min_lon360: number;
-  max_lon360: number;
-}
+export type LocationDaysTable = { day: number } & Omit<
+  LocationBucketsTable,
+  'bucket' | 'last_time' | 'last_lat' | 'last_lon'
+>;
 
 export interface LocationDayZonesTable {
   user_id: string;

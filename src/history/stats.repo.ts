@@ -106,23 +106,23 @@ async function recompute(db: Db, userId: string, start: number, endBefore: numbe
   return days;
 }
 
-const REPLACE_BUCKET = Object.fromEntries(
-  (
-    [
-      'points',
-      'distance_m',
-      'min_lat',
-      'max_lat',
-      'min_lon',
-      'max_lon',
-      'min_lon360',
-      'max_lon360',
-      'last_time',
-      'last_lat',
-      'last_lon',
-    ] as const
-  ).map((column) => [column, sql.ref(`excluded.${column}`)]),
-);
+/** What a quarter hour and a day both sum. */
+const SUM_COLUMNS = [
+  'points',
+  'distance_m',
+  'min_lat',
+  'max_lat',
+  'min_lon',
+  'max_lon',
+  'min_lon360',
+  'max_lon360',
+] as const;
+
+/** An upsert's update that replaces `columns` with the row being inserted. */
+const replacing = (columns: readonly string[]) =>
+  Object.fromEntries(columns.map((column) => [column, sql.ref(`excluded.${column}`)]));
+
+const REPLACE_BUCKET = replacing([...SUM_COLUMNS, 'last_time', 'last_lat', 'last_lon']);
 
 /**
  * Brings a person's quarter hours up to date with their rows; returns how many were dirty.
@@ -163,6 +163,14 @@ export type DayRow = { day: number } & Omit<
   LocationBucketsTable,
   'user_id' | 'bucket' | 'last_time' | 'last_lat' | 'last_lon'
 >;
+
+/** A day's row as the drivers give it: PostgreSQL's bigint and numeric sums arrive as text. */
+const toDayRow = (row: DayRow): DayRow => ({
+  ...row,
+  day: Number(row.day),
+  points: Number(row.points),
+  distance_m: Number(row.distance_m),
+});
 
 /** The first and last quarter hour with points in [sinceMs, untilMs), each from one end of the index. */
 export async function bucketSpan(
@@ -210,25 +218,10 @@ export async function sumDays(
       max(max_lon) as max_lon, min(min_lon360) as min_lon360, max(max_lon360) as max_lon360
     from location_buckets where user_id = ${userId} and ${bucket} >= ${sinceMs} and ${bucket} < ${untilMs}
     group by 1 order by 1`.execute(db);
-  return rows.map((row) => ({
-    ...row,
-    day: Number(row.day),
-    points: Number(row.points),
-    distance_m: Number(row.distance_m),
-  }));
+  return rows.map(toDayRow);
 }
 
-const DAY_COLUMNS = [
-  'points',
-  'distance_m',
-  'min_lat',
-  'max_lat',
-  'min_lon',
-  'max_lon',
-  'min_lon360',
-  'max_lon360',
-] as const;
-const REPLACE_DAY = Object.fromEntries(DAY_COLUMNS.map((column) => [column, sql.ref(`excluded.${column}`)]));
+const REPLACE_DAY = replacing(SUM_COLUMNS);
 
 /** Sums local days [first, end) again from the quarter hours, replacing what was kept. */
 async function resumDays(trx: Db, userId: string, first: number, end: number, spans: OffsetSpans): Promise<void> {
@@ -324,16 +317,11 @@ export async function refreshDays(
 export async function keptDays(db: Db, userId: string, first: number, end: number): Promise<DayRow[]> {
   const rows = await db
     .selectFrom('location_days')
-    .select(['day', ...DAY_COLUMNS])
+    .select(['day', ...SUM_COLUMNS])
     .where('user_id', '=', userId)
     .where('day', '>=', first)
     .where('day', '<', end)
     .orderBy('day')
     .execute();
-  return rows.map((row) => ({
-    ...row,
-    day: Number(row.day),
-    points: Number(row.points),
-    distance_m: Number(row.distance_m),
-  }));
+  return rows.map(toDayRow);
 }
