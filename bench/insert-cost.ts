@@ -23,13 +23,13 @@ const HISTORY = ['drop trigger locations_history_insert'];
 const VARIANTS: [string, string[]][] = [
   ['the whole schema', []],
   ['without the history triggers', HISTORY],
-  ['without them and the position index', [...HISTORY, 'drop index locations_position']],
+  ['without them and the position index', [...HISTORY, 'drop index locations_position_rows']],
   [
     'primary key and the unique point index only',
     [
       ...HISTORY,
       'drop trigger locations_counters_insert',
-      ...['position', 'scope_time', 'time', 'import', 'hidden'].map((name) => `drop index locations_${name}`),
+      ...['position_rows', 'scope_time', 'time', 'import', 'hidden'].map((name) => `drop index locations_${name}`),
     ],
   ],
 ];

@@ -3,12 +3,14 @@
 // positions placed by those positions; ETags follow the right version.
 import { VectorTile } from '@mapbox/vector-tile';
 import { PbfReader } from 'pbf';
+import { sql } from 'kysely';
 import { Migrator } from 'kysely/migration';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, createTestDatabase, createTestUser, type TestApp } from '../../test/helpers.ts';
+import { buildTestApp, createTestDatabase, createTestUser, DIALECT, type TestApp } from '../../test/helpers.ts';
 import { insertItems } from '../../test/items.ts';
 import { tokenFor } from '../../test/tokens.ts';
 import { migrateToLatest } from '../db/migrate.ts';
+import { boxFilter } from '../items/box.repo.ts';
 import { migrations } from '../db/migrations/index.ts';
 import { roundPoint } from '../privacy/precision.ts';
 import { updateSettings } from '../settings/settings.logic.ts';
@@ -295,6 +297,31 @@ describe('public tiles', () => {
   it('are 404 for an unknown user, 400 for a tile that does not exist', async () => {
     expect((await get('/locations/public/nobody/tiles/0/0/0.mvt')).statusCode).toBe(404);
     expect((await get('/locations/public/alice/tiles/1/2/0.mvt')).statusCode).toBe(400);
+  });
+});
+
+describe('the points of a small box', () => {
+  it('are found by seeking each row of latitude in the index locations_position_rows', async () => {
+    const box = { minLat: 52.5, maxLat: 52.52, minLon: 13.38, maxLon: 13.42 };
+    const query = sql`select time, lat, lon from locations where user_id = ${alice.id} and ${boxFilter(box)}`;
+    const plan = await t.database.db.transaction().execute(async (trx) => {
+      if (DIALECT === 'sqlite') {
+        const { rows } = await sql<{ detail: string }>`explain query plan ${query}`.execute(trx);
+        return rows.map((row) => row.detail).join('\n');
+      }
+      // So few rows that PostgreSQL would read the table: asked not to, it shows what it can use.
+      await sql`set local enable_seqscan = off`.execute(trx);
+      await sql`set local enable_bitmapscan = off`.execute(trx);
+      const { rows } = await sql<{ 'QUERY PLAN': string }>`explain ${query}`.execute(trx);
+      return rows.map((row) => row['QUERY PLAN']).join('\n');
+    });
+    expect(plan).toContain('locations_position_rows');
+    const found = await sql<{ time: number }>`${query}`.execute(t.database.db);
+    const expected = alicePoints.filter(
+      (p) => p.lat >= box.minLat && p.lat <= box.maxLat && p.lon >= box.minLon && p.lon <= box.maxLon,
+    );
+    expect(expected.length).toBeGreaterThan(0);
+    expect(found.rows.map((row) => Number(row.time)).sort()).toEqual(expected.map((p) => p.time).sort());
   });
 });
 

@@ -19,6 +19,7 @@ import * as m0019 from './0019_privacy_zones.ts';
 import * as m0020 from './0020_restore_counts.ts';
 import * as m0021 from './0021_history_days.ts';
 import * as m0023 from './0023_cell_level_16.ts';
+import * as m0025 from './0025_position_rows.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_users': m0001,
@@ -39,4 +40,5 @@ export const migrations: Record<string, Migration> = {
   '0020_restore_counts': m0020,
   '0021_history_days': m0021,
   '0023_cell_level_16': m0023,
+  '0025_position_rows': m0025,
 };
