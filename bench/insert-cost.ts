@@ -3,7 +3,8 @@
 // history generator, inserted bare (one prepared statement, one transaction of 1,000, WAL,
 // synchronous=FULL as Waypost opens SQLite) into a fresh migrated database, and again with
 // parts of the schema taken away:
-//   the whole schema;
+//   the whole schema, the cell log folded at the end of every transaction as Waypost's writers
+//     fold it (src/locations/cells.repo.ts);
 //   without the history triggers (cells, quarter-hour marks, version: migrations 0012, 0023);
 //   without them and the position index the high-zoom tiles and boxes read;
 //   the table with only its primary key and the unique (user, time, lat, lon) index.
@@ -14,6 +15,7 @@ import { join } from 'node:path';
 import { openDatabase } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { newId } from '../src/lib/ids.ts';
+import { FOLD_SQL } from '../src/locations/cells.repo.ts';
 import { history, type HistoryPoint } from './history-seed.ts';
 import { openBare, seedUser } from './seed.ts';
 
@@ -48,8 +50,10 @@ async function pointsPerSecond(points: HistoryPoint[], drops: string[]): Promise
       `insert into locations (user_id, id, scope, time, created_at, lat, lon, alt, accuracy, speed, heading, source)
        values (?, ?, 'private', ?, ?, ?, ?, null, 5, null, null, null)`,
     );
+    const fold = drops.length === 0 ? FOLD_SQL.map((statement) => db.prepare(statement)) : [];
     const chunk = db.transaction((rows: HistoryPoint[]) => {
       for (const row of rows) insert.run(userId, newId(), row.time, row.time, row.lat, row.lon);
+      for (const statement of fold) statement.run();
     });
     const begin = performance.now();
     for (let i = 0; i < points.length; i += 1000) chunk(points.slice(i, i + 1000));

@@ -119,6 +119,14 @@ export interface LocationBucketsTable {
   last_lon: number;
 }
 
+/** SQLite: the level-18 cells of points written since the last fold (migration 0026). */
+export interface LocationCellLogTable {
+  user_id: string;
+  cx: number;
+  cy: number;
+  points: number;
+}
+
 /** A person's quarter hours summed per day of their time zone (migration 0021). */
 export type LocationDaysTable = { day: number } & Omit<
   LocationBucketsTable,
@@ -335,6 +343,7 @@ export interface Tables {
   location_cells: LocationCellsTable;
   location_dirty: LocationDirtyTable;
   location_buckets: LocationBucketsTable;
+  location_cell_log: LocationCellLogTable;
   location_days: LocationDaysTable;
   location_day_zones: LocationDayZonesTable;
   location_day_marks: LocationDayMarksTable;

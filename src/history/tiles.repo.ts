@@ -1,7 +1,9 @@
-// The owner's tiles from the cell counts the triggers of migration 0012 keep.
+// The owner's tiles from the cell counts the triggers of migration 0012 keep (on SQLite through
+// the log of migration 0026, folded before they are read).
 import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import { CELL_LEVELS } from '../db/migrations/0023_cell_level_16.ts';
+import { foldCellLog } from '../locations/cells.repo.ts';
 
 export const FINEST_LEVEL = CELL_LEVELS.at(-1)!;
 
@@ -18,6 +20,7 @@ function cellRange(z: number, x: number, y: number, level: number) {
 
 /** Points of a tile (z at most the finest level), summed from the cells within it. */
 export async function tileCount(db: Db, userId: string, z: number, x: number, y: number): Promise<number> {
+  await foldCellLog(db);
   const level = keptLevel(z);
   const r = cellRange(z, x, y, level);
   const { rows } = await sql<{ n: number | null }>`select sum(points) as n from location_cells
@@ -37,6 +40,7 @@ export async function tileCells(
   tile: { z: number; x: number; y: number },
   outLevel: number,
 ): Promise<{ cx: number; cy: number; points: number }[]> {
+  await foldCellLog(db);
   const level = keptLevel(outLevel);
   const r = cellRange(tile.z, tile.x, tile.y, level);
   const shift = sql.lit(level - outLevel);

@@ -12,6 +12,7 @@ import { tokenFor } from '../../test/tokens.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { boxFilter } from '../items/box.repo.ts';
 import { migrations } from '../db/migrations/index.ts';
+import { foldCellLog } from '../locations/cells.repo.ts';
 import { roundPoint } from '../privacy/precision.ts';
 import { updateSettings } from '../settings/settings.logic.ts';
 
@@ -325,6 +326,35 @@ describe('the points of a small box', () => {
   });
 });
 
+describe('the cell counts', () => {
+  it('are folded from the log by the writer of a batch, in its transaction (SQLite), and add up', async () => {
+    const dave = await createTestUser(t.database, { username: 'dave' });
+    const writer = await tokenFor(t, dave, ['write_locations', 'get_private_scope']);
+    const points = spread(50, 6, berlin, 0.01);
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/locations',
+      headers: { authorization: `Bearer ${writer}` },
+      payload: points.map((p) => ({ time: p.time / 1000, lat: p.lat, lon: p.lon, scope: 'private' })),
+    });
+    expect(response.statusCode).toBe(200);
+    if (DIALECT === 'sqlite') {
+      const logged = await t.database.db.selectFrom('location_cell_log').select('cx').execute();
+      expect(logged).toEqual([]);
+    }
+    const cells = await t.database.db
+      .selectFrom('location_cells')
+      .select(['level', (eb) => eb.fn.sum<number>('points').as('points')])
+      .where('user_id', '=', dave.id)
+      .groupBy('level')
+      .orderBy('level')
+      .execute();
+    expect(cells.map((row) => [row.level, Number(row.points)])).toEqual(
+      [6, 9, 12, 15, 16, 18].map((level) => [level, 50]),
+    );
+  });
+});
+
 describe('migration 0023 (cells of level 16)', () => {
   it('counts the points written before it, and the triggers keep counting after', async () => {
     const test = await createTestDatabase();
@@ -336,8 +366,9 @@ describe('migration 0023 (cells of level 16)', () => {
       const before = spread(300, 4, berlin, 0.3).map((p) => ({ ...p, scope: 'private' as const }));
       await insertItems(test.database, 'locations', carol.id, before);
       await migrateToLatest(test.database);
-      const level16 = async () =>
-        (
+      const level16 = async () => {
+        await foldCellLog(db);
+        return (
           await db
             .selectFrom('location_cells')
             .select(['cx', 'cy', 'points'])
@@ -348,6 +379,7 @@ describe('migration 0023 (cells of level 16)', () => {
             .orderBy('cy')
             .execute()
         ).map((cell) => `${cell.cx}/${cell.cy}:${Number(cell.points)}`);
+      };
       const expected = (points: Seed[]) => {
         const counts = new Map<string, number>();
         for (const p of points) {

@@ -2,6 +2,7 @@
 import type SQLite from 'better-sqlite3';
 import type { Db } from '../db/database.ts';
 import type { ImportsTable, LocationsTable } from '../db/schema.ts';
+import { foldCellLog } from '../locations/cells.repo.ts';
 import type { Fix } from '../locations/point.ts';
 import { hideRulesForWrite } from '../privacy/places.ts';
 
@@ -191,6 +192,7 @@ export async function insertImportedPoints(
         hidden(i),
       ).changes;
     }
+    await foldCellLog(trx);
     return inserted;
   }
   let inserted = 0;

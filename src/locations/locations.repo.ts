@@ -4,6 +4,7 @@ import type { LocationsTable } from '../db/schema.ts';
 import { selectKeptPage, selectPage, type Audience, type PageQuery } from '../items/items.repo.ts';
 import type { Box } from '../items/box.ts';
 import { boxFilter } from '../items/box.repo.ts';
+import { foldCellLog } from './cells.repo.ts';
 import type { PlaceFilter } from '../privacy/served-box.ts';
 import { hideRulesForWrite } from '../privacy/places.ts';
 import { placeFilter } from '../privacy/served-box.repo.ts';
@@ -42,7 +43,14 @@ export async function insertLocations(db: Db, rows: LocationRow[]): Promise<numb
     rows.map((row) => row.user_id),
   );
   const flagged = rows.map((row) => ({ ...row, hidden: rules.get(row.user_id)?.(row.lat, row.lon) ? 1 : 0 }));
-  return insertManyIgnoringConflicts(db, 'locations', LOCATION_COLUMNS, flagged, ['user_id', 'time', 'lat', 'lon']);
+  const stored = await insertManyIgnoringConflicts(db, 'locations', LOCATION_COLUMNS, flagged, [
+    'user_id',
+    'time',
+    'lat',
+    'lon',
+  ]);
+  await foldCellLog(db);
+  return stored;
 }
 
 interface Waiting {

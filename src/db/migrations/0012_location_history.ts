@@ -26,8 +26,13 @@ export const BUCKET_MS = 900_000;
 const levelsOf = (levels: readonly number[]) =>
   sql.raw(levels.map((level) => `select ${level} as level`).join(' union all '));
 
-/** Web Mercator cell of `row` (new or old) at `level`, clamped to the grid (latitudes beyond 85.05). */
-function cell(row: string, sqlite: boolean): { cx: RawBuilder<number>; cy: RawBuilder<number> } {
+/** Web Mercator cell of `row` (new or old) at `level` (SQL), clamped to the grid (latitudes beyond 85.05). */
+export function cell(
+  row: string,
+  sqlite: boolean,
+  level = 'l.level',
+): { cx: RawBuilder<number>; cy: RawBuilder<number> } {
+  const size = sql.raw(`(1 << ${level})`);
   // A latitude within 1e-9 degrees of the equator counts as 0: PostgreSQL refuses to multiply
   // a subnormal double (radians(-5e-324) is "value out of range: underflow").
   const lat = sql.raw(`(case when abs(${row}.lat) < 1e-9 then 0.0 else ${row}.lat end)`);
@@ -38,12 +43,12 @@ function cell(row: string, sqlite: boolean): { cx: RawBuilder<number>; cy: RawBu
   const y = sql`((1.0 - ln(tan(${rad}) + 1.0 / cos(${rad})) / pi()) / 2.0)`;
   const index = (fraction: RawBuilder<unknown>) =>
     sqlite
-      ? sql<number>`cast(max(0, min((1 << l.level) - 1, floor(${fraction} * (1 << l.level)))) as integer)`
-      : sql<number>`cast(greatest(0, least((1 << l.level) - 1, floor(${fraction} * (1 << l.level)))) as integer)`;
+      ? sql<number>`cast(max(0, min(${size} - 1, floor(${fraction} * ${size}))) as integer)`
+      : sql<number>`cast(greatest(0, least(${size} - 1, floor(${fraction} * ${size}))) as integer)`;
   return { cx: index(x), cy: index(y) };
 }
 
-const bucketOf = (row: string) =>
+export const bucketOf = (row: string) =>
   sql.raw(`(${row}.time - (((${row}.time % ${BUCKET_MS}) + ${BUCKET_MS}) % ${BUCKET_MS}))`);
 
 async function createTables(db: Kysely<unknown>): Promise<void> {

@@ -3,6 +3,7 @@
 import type { Db } from '../../db/database.ts';
 import { hideRulesForWrite } from '../../privacy/places.ts';
 import type { DeliveriesTable, LocationsTable } from '../../db/schema.ts';
+import { foldCellLog } from '../../locations/cells.repo.ts';
 
 /** Tables whose rows keep their ids across a restore. */
 export type RestoredTable = 'posts' | 'media' | 'locations' | 'views' | 'services' | 'service_groups';
@@ -60,6 +61,7 @@ export async function insertLocations(trx: Db, rows: LocationsTable[]): Promise<
       .executeTakeFirst();
     inserted += Number(result.numInsertedOrUpdatedRows ?? 0n);
   }
+  await foldCellLog(trx);
   return inserted;
 }
 
