@@ -46,9 +46,12 @@ export type DeliveriesOf = (db: Db, userId: string, postIds: readonly string[]) 
  * src/services/deliveries.logic.ts `postDeliveries`).
  */
 export interface PostDeliveries {
-  /** What is wrong with the `groups` of a new post. */
+  /** What is wrong with the `groups` of a new post (asked only when something else is wrong too). */
   groupErrors(db: Db, userId: string, groupIds: readonly string[]): Promise<FieldError[]>;
-  /** Inside the post's transaction: one pending delivery and job per service of the groups. */
+  /**
+   * Inside the post's transaction: checks the groups (400 `The post is invalid` when one is not
+   * the caller's), then one pending delivery and job per service of the groups.
+   */
   enqueue(trx: Db, userId: string, post: Post, groupIds: readonly string[], now: number): Promise<Delivery[]>;
   of: DeliveriesOf;
 }
@@ -135,30 +138,39 @@ export async function getPost(db: Db, id: string, auth: Auth | undefined, delive
 
 /**
  * POST /posts (docs/api.md "Writing"): stores the post in the caller's collection and, in the
- * same transaction, one pending delivery and one job per distinct service of the groups.
+ * same transaction, one pending delivery and one job per distinct service of the groups. A valid
+ * post costs its transaction and nothing before it unless it names media or leaves its scope to
+ * the settings: the groups are checked once, inside the transaction, where they are used.
  */
-export async function createPost(db: Db, userId: string, input: NewPost, delivery: DeliveryOptions): Promise<Post> {
-  const errors: FieldError[] = [];
+export async function createPost(
+  db: Db,
+  owner: { id: string; username: string },
+  input: NewPost,
+  delivery: DeliveryOptions,
+): Promise<Post> {
+  const userId = owner.id;
+  const textErrors: FieldError[] = [];
   const text = input.text.trim();
   const length = [...text].length;
   if (length < 1 || length > TEXT_MAX) {
-    errors.push({ path: 'body/text', message: `must be 1 to ${TEXT_MAX} characters after trimming` });
+    textErrors.push({ path: 'body/text', message: `must be 1 to ${TEXT_MAX} characters after trimming` });
   }
-  errors.push(...(await delivery.deliveries.groupErrors(db, userId, input.groups)));
-  const { defaultScopes } = await getSettings(db, userId);
-  const scope = input.scope ?? defaultScopes.posts;
+  const scope = input.scope ?? (await getSettings(db, userId)).defaultScopes.posts;
   const mediaIds = input.media_ids ?? [];
   const own = await ownMediumScopes(db, userId, mediaIds);
+  const mediaErrors: FieldError[] = [];
   mediaIds.forEach((id, index) => {
     const path = `body/media_ids/${index}`;
-    if (!own.has(id)) errors.push({ path, message: 'unknown medium' });
+    if (!own.has(id)) mediaErrors.push({ path, message: 'unknown medium' });
     // Refused rather than hidden: the person would see the medium missing from their public post.
     else if (scope === 'public' && own.get(id) === 'private') {
-      errors.push({ path, message: 'is private; a public post can only show public media' });
+      mediaErrors.push({ path, message: 'is private; a public post can only show public media' });
     }
   });
-  if (errors.length > 0) {
-    throw invalid('The post is invalid', errors);
+  if (textErrors.length > 0 || mediaErrors.length > 0) {
+    // Every fault at once, the groups' included.
+    const groupErrors = await delivery.deliveries.groupErrors(db, userId, input.groups);
+    throw invalid('The post is invalid', [...textErrors, ...groupErrors, ...mediaErrors]);
   }
   const now = nowMs();
   const row: PostRow = {
@@ -173,9 +185,8 @@ export async function createPost(db: Db, userId: string, input: NewPost, deliver
     lon: input.location?.lon ?? null,
     source: null,
   };
-  const owner = await findUserById(db, userId);
   // The owner sees the exact post (precision 0); the services get it as the owner wrote it.
-  const post = toPost(row, owner?.username ?? '', EXACT_PLACES, new Set(mediaIds));
+  const post = toPost(row, owner.username, EXACT_PLACES, new Set(mediaIds));
   return db.transaction().execute(async (trx) => {
     await insertPost(trx, row);
     const deliveries = await delivery.deliveries.enqueue(trx, userId, post, input.groups, now);

@@ -70,11 +70,11 @@ export async function postsRoutes(fastify: FastifyInstance, options: PostsRoutes
       },
     },
     async (request, reply) => {
-      const userId = request.auth!.userId;
+      const { userId, username } = request.auth!;
       const key = { userId, scope: 'POST /posts', key: request.headers['idempotency-key'], body: request.body };
       const response = await idempotent(db, key, async (remember) => {
         const accepted = (post: Post) => ({ status: 202, headers: { location: `/posts/id/${post.id}` }, body: post });
-        const post = await createPost(db, userId, request.body, {
+        const post = await createPost(db, { id: userId, username }, request.body, {
           deliveries: options.deliveries,
           beforeCommit: (trx, created) => remember(trx, accepted(created)),
         });

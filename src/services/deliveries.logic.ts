@@ -9,7 +9,7 @@ import { insertJobs, type JobRow } from '../jobs/jobs.repo.ts';
 import type { Delivery, Post, PostDeliveries } from '../posts/posts.logic.ts';
 import type { OutgoingPost } from './connectors/connector.ts';
 import { insertDeliveries, listDeliveryRows, type DeliveryRow } from './deliveries.repo.ts';
-import { enabledServicesInGroups, ownedGroupIds } from './services.repo.ts';
+import { groupsWithEnabledServices, ownedGroupIds } from './services.repo.ts';
 
 export const DELIVERY_JOB = 'delivery';
 
@@ -41,13 +41,16 @@ export function toDelivery(row: DeliveryRow): Delivery {
  * foreign id reveals nothing.
  */
 export async function groupErrors(db: Db, userId: string, groupIds: readonly string[]): Promise<FieldError[]> {
+  return errorsOfGroups(groupIds, await ownedGroupIds(db, userId, groupIds));
+}
+
+function errorsOfGroups(groupIds: readonly string[], owned: ReadonlySet<string>): FieldError[] {
   const errors: FieldError[] = [];
   const seen = new Set<string>();
   groupIds.forEach((id, index) => {
     if (seen.has(id)) errors.push({ path: `body/groups/${index}`, message: 'repeats an earlier group' });
     seen.add(id);
   });
-  const owned = await ownedGroupIds(db, userId, [...seen]);
   groupIds.forEach((id, index) => {
     if (!owned.has(id)) errors.push({ path: `body/groups/${index}`, message: 'unknown group' });
   });
@@ -64,17 +67,18 @@ export interface EnqueueOptions {
 }
 
 /**
- * Inside the post's transaction: checks the groups (again: they may have changed since the
- * request was validated), then adds one pending delivery and one job
- * per distinct enabled service across them. Returns the deliveries for the post object.
+ * Inside the post's transaction: checks the groups (the one check of a valid post: they are read
+ * where they are used, so a group deleted meanwhile cannot slip through), then adds one pending
+ * delivery and one job per distinct enabled service across them. Returns the deliveries for the
+ * post object; a group that is not the caller's is 400 and the transaction rolls back.
  */
 export async function enqueueDeliveries(trx: Db, options: EnqueueOptions): Promise<Delivery[]> {
   const { userId, post, groupIds, maxAttempts, now } = options;
-  const errors = await groupErrors(trx, userId, groupIds);
+  const { owned, serviceIds } = await groupsWithEnabledServices(trx, userId, groupIds);
+  const errors = errorsOfGroups(groupIds, owned);
   if (errors.length > 0) {
-    throw invalid('The request is invalid', errors);
+    throw invalid('The post is invalid', errors);
   }
-  const serviceIds = await enabledServicesInGroups(trx, userId, groupIds);
   const deliveries: DeliveryRow[] = serviceIds.map((serviceId) => ({
     id: newId(),
     user_id: userId,

@@ -166,18 +166,27 @@ export function findTrackerRow(db: Db, id: string) {
     .executeTakeFirst();
 }
 
-/** The distinct enabled services that are members of any of the groups. */
-export async function enabledServicesInGroups(db: Db, userId: string, groupIds: readonly string[]): Promise<string[]> {
-  if (groupIds.length === 0) return [];
+/**
+ * Which of `groupIds` are the user's, and the distinct enabled services across them, sorted by
+ * id: one query for what POST /posts checks and delivers to.
+ */
+export async function groupsWithEnabledServices(
+  db: Db,
+  userId: string,
+  groupIds: readonly string[],
+): Promise<{ owned: Set<string>; serviceIds: string[] }> {
+  if (groupIds.length === 0) return { owned: new Set(), serviceIds: [] };
   const rows = await db
-    .selectFrom('service_group_members as m')
-    .innerJoin('services as s', 's.id', 'm.service_id')
-    .select('s.id')
-    .distinct()
-    .where('m.user_id', '=', userId)
-    .where('m.group_id', 'in', [...groupIds])
-    .where('s.enabled', '=', 1)
-    .orderBy('s.id')
+    .selectFrom('service_groups as g')
+    .leftJoin('service_group_members as m', (join) =>
+      join.onRef('m.group_id', '=', 'g.id').onRef('m.user_id', '=', 'g.user_id'),
+    )
+    .leftJoin('services as s', (join) => join.onRef('s.id', '=', 'm.service_id').on('s.enabled', '=', 1))
+    .select(['g.id as group_id', 's.id as service_id'])
+    .where('g.user_id', '=', userId)
+    .where('g.id', 'in', [...new Set(groupIds)])
     .execute();
-  return rows.map((row) => row.id);
+  const services = new Set<string>();
+  for (const row of rows) if (row.service_id !== null) services.add(row.service_id);
+  return { owned: new Set(rows.map((row) => row.group_id)), serviceIds: [...services].sort() };
 }
