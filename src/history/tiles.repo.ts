@@ -2,7 +2,7 @@
 // the log of migration 0026, folded before they are read).
 import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
-import { CELL_LEVELS } from '../db/migrations/0023_cell_level_16.ts';
+import { CELL_LEVELS } from '../db/migrations/0027_cell_level_17.ts';
 import { foldCellLog } from '../locations/cells.repo.ts';
 
 export const FINEST_LEVEL = CELL_LEVELS.at(-1)!;

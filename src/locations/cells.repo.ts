@@ -5,7 +5,7 @@
 // of location_cells call it first. PostgreSQL keeps its cells without a log: nothing to do.
 import { SqliteAdapter, sql } from 'kysely';
 import type { Db } from '../db/database.ts';
-import { CELL_LEVELS } from '../db/migrations/0023_cell_level_16.ts';
+import { CELL_LEVELS } from '../db/migrations/0027_cell_level_17.ts';
 
 const FINEST = CELL_LEVELS.at(-1)!;
 const LEVELS = CELL_LEVELS.map((level) => `select ${FINEST - level} as shift, ${level} as level`).join(' union all ');

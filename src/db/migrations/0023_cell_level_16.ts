@@ -6,8 +6,8 @@
 import { SqliteAdapter, sql, type Kysely } from 'kysely';
 import { postgresTriggers, sqliteTriggers } from './0012_location_history.ts';
 
-/** The grid levels kept; src/history/tiles.repo.ts picks among them. */
-export const CELL_LEVELS = [6, 9, 12, 15, 16, 18] as const;
+/** The grid levels kept from this migration on (migration 0027 adds 17). */
+const CELL_LEVELS = [6, 9, 12, 15, 16, 18] as const;
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   if (db.getExecutor().adapter instanceof SqliteAdapter) {

@@ -21,6 +21,7 @@ import * as m0021 from './0021_history_days.ts';
 import * as m0023 from './0023_cell_level_16.ts';
 import * as m0025 from './0025_position_rows.ts';
 import * as m0026 from './0026_cell_log.ts';
+import * as m0027 from './0027_cell_level_17.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_users': m0001,
@@ -43,4 +44,5 @@ export const migrations: Record<string, Migration> = {
   '0023_cell_level_16': m0023,
   '0025_position_rows': m0025,
   '0026_cell_log': m0026,
+  '0027_cell_level_17': m0027,
 };
