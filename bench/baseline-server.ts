@@ -7,12 +7,13 @@
 // grant hold the permission; pages by keyset (`time`, `id`) with one row more to know whether a
 // next page exists and a `Link` header carrying the cursor; serialises the same fields; writes
 // batches of points in one durable transaction (synchronous=FULL) with duplicates dropped by
-// the unique index; writes a post with its delivery and job rows in one transaction.
+// the unique index and the logged cells folded into the cell counts; writes a post with its delivery and job rows in one transaction.
 // What it does not do: validate beyond what the benchmark sends, negotiate formats, write
 // logs, metrics, security headers or request ids. Those are Waypost's cost to carry.
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import SQLite from 'better-sqlite3';
+import { FOLD_SQL } from '../src/locations/cells.repo.ts';
 
 const db = new SQLite(process.argv[2] ?? '');
 db.pragma('journal_mode = WAL');
@@ -152,6 +153,9 @@ const pointsInsert = (rows: number) =>
   );
 const insertChunk = pointsInsert(CHUNK);
 const insertOne = pointsInsert(1);
+// Every writer of points adds the cells its points logged to the cell counts before it commits
+// (the schema's rule since migration 0026; the SQL text, no code of Waypost's).
+const fold = FOLD_SQL.map((text) => db.prepare(text));
 const insertPoints = db.transaction((userId: string, points: Record<string, number | undefined>[]) => {
   const now = Date.now();
   const values = (p: Record<string, number | undefined>) => [
@@ -172,6 +176,7 @@ const insertPoints = db.transaction((userId: string, points: Record<string, numb
     stored += insertChunk.run(points.slice(i, i + CHUNK).flatMap(values)).changes;
   }
   for (; i < points.length; i++) stored += insertOne.run(values(points[i]!)).changes;
+  for (const statement of fold) statement.run();
   return stored;
 });
 
