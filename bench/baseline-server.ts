@@ -7,7 +7,8 @@
 // grant hold the permission; pages by keyset (`time`, `id`) with one row more to know whether a
 // next page exists and a `Link` header carrying the cursor; serialises the same fields; writes
 // batches of points in one durable transaction (synchronous=FULL) with duplicates dropped by
-// the unique index and the logged cells folded into the cell counts; writes a post with its delivery and job rows in one transaction.
+// the unique index and the logged cells folded into the cell counts; writes a post with its
+// delivery and job rows in one transaction.
 // What it does not do: validate beyond what the benchmark sends, negotiate formats, write
 // logs, metrics, security headers or request ids. Those are Waypost's cost to carry.
 import { createHash, randomBytes } from 'node:crypto';

@@ -27,9 +27,8 @@ class Dictionary {
   readonly keys: string[] = [];
   readonly values: Value[] = [];
   readonly #keyIndex = new Map<string, number>();
-  // Numbers and strings apart: 1 and "1" are different values.
-  readonly #numberIndex = new Map<number, number>();
-  readonly #stringIndex = new Map<string, number>();
+  // A Map tells 1 from "1", as the values must be told apart.
+  readonly #valueIndex = new Map<Value, number>();
 
   key(name: string): number {
     let index = this.#keyIndex.get(name);
@@ -41,11 +40,10 @@ class Dictionary {
   }
 
   value(value: Value): number {
-    const map = typeof value === 'number' ? this.#numberIndex : this.#stringIndex;
-    let index = (map as Map<Value, number>).get(value);
+    let index = this.#valueIndex.get(value);
     if (index === undefined) {
       index = this.values.push(value) - 1;
-      (map as Map<Value, number>).set(value, index);
+      this.#valueIndex.set(value, index);
     }
     return index;
   }
@@ -71,13 +69,12 @@ function geometryOf(feature: TileFeature): number[] {
     for (const [px, py] of points) step(px!, py!);
   } else {
     for (const line of feature.geometry as number[][][]) {
-      const [first, ...rest] = line;
-      if (!first) continue;
+      if (line.length === 0) continue;
       out.push(command(1, 1));
-      step(first[0]!, first[1]!);
-      if (rest.length === 0) continue;
-      out.push(command(2, rest.length));
-      for (const [px, py] of rest) step(px!, py!);
+      step(line[0]![0]!, line[0]![1]!);
+      if (line.length === 1) continue;
+      out.push(command(2, line.length - 1));
+      for (let i = 1; i < line.length; i += 1) step(line[i]![0]!, line[i]![1]!);
     }
   }
   return out;
@@ -90,6 +87,12 @@ function writeValue(value: Value, pbf: PbfWriter) {
   else pbf.writeVarintField(5, value);
 }
 
+function writeFeature({ feature, tags }: { feature: TileFeature; tags: number[] }, pbf: PbfWriter) {
+  pbf.writePackedVarint(2, tags);
+  pbf.writeVarintField(3, feature.type);
+  pbf.writePackedVarint(4, geometryOf(feature));
+}
+
 function writeLayer({ name, features }: { name: string; features: TileFeature[] }, pbf: PbfWriter) {
   pbf.writeVarintField(15, 2); // version
   pbf.writeStringField(1, name);
@@ -99,15 +102,7 @@ function writeLayer({ name, features }: { name: string; features: TileFeature[] 
   for (const feature of features) {
     tags.length = 0;
     for (const key in feature.tags) tags.push(dictionary.key(key), dictionary.value(feature.tags[key]!));
-    pbf.writeMessage(
-      2,
-      (_: TileFeature, out: PbfWriter) => {
-        out.writePackedVarint(2, tags);
-        out.writeVarintField(3, feature.type);
-        out.writePackedVarint(4, geometryOf(feature));
-      },
-      feature,
-    );
+    pbf.writeMessage(2, writeFeature, { feature, tags });
   }
   for (const key of dictionary.keys) pbf.writeStringField(3, key);
   for (const value of dictionary.values) pbf.writeMessage(4, writeValue, value);
