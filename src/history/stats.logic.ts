@@ -9,7 +9,17 @@ import { TIME_LIMIT_S } from '../items/items.schemas.ts';
 import { getSettings } from '../settings/settings.logic.ts';
 import { msToSeconds, offsetIn, zonedToUtcIn, type OffsetSpans } from '../lib/time.ts';
 import { offsetSpans } from './geo.ts';
-import { BUCKET_MS, bucketSpan, keptDays, refreshBuckets, refreshDays, sumDays, type DayRow } from './stats.repo.ts';
+import {
+  BUCKET_MS,
+  bucketSpan,
+  keptDays,
+  keptPeriods,
+  refreshBuckets,
+  refreshDays,
+  sumDays,
+  type DayRow,
+  type PeriodRow,
+} from './stats.repo.ts';
 
 export type GroupBy = 'day' | 'month' | 'year';
 
@@ -54,7 +64,7 @@ function periodOf(day: number, groupBy: GroupBy): { key: string; startWall: numb
  * antimeridian inside), the narrower. Exact for a history on one side of the antimeridian or
  * across it; a history going round the whole world gets the whole width.
  */
-function bboxOf(rows: DayRow[]): [number, number, number, number] {
+function bboxOf(rows: PeriodRow[]): [number, number, number, number] {
   let south = 90;
   let north = -90;
   let west = 180;
@@ -99,14 +109,15 @@ function cachedSpans(startMs: number, endMs: number, timezone: string) {
 
 /**
  * The local days with points in [sinceMs, untilMs), whose quarter hours with points run from
- * `first` to `last`: whole days as kept, a day the range cuts from its quarter hours.
+ * `first` to `last`: the kept days [first, end) whole, and a day the range cuts summed from
+ * its quarter hours within the range (`head` before the kept days, `tail` after them).
  */
 async function daysWithin(
   db: Db,
   userId: string,
   range: { sinceMs: number; untilMs: number; first: number; last: number },
   spans: OffsetSpans,
-): Promise<DayRow[]> {
+): Promise<{ head: DayRow[]; first: number; end: number; tail: DayRow[] }> {
   const localDay = (ms: number) => Math.floor((ms + offsetIn(ms, spans)) / DAY_MS);
   const dayStart = (day: number) => zonedToUtcIn(day * DAY_MS, spans);
   let first = localDay(range.first);
@@ -114,12 +125,15 @@ async function daysWithin(
   const cutHead = dayStart(first) < range.sinceMs;
   const cutTail = dayStart(end) > range.untilMs;
   if (end - first === 1 && (cutHead || cutTail)) {
-    return sumDays(db, userId, range.sinceMs, range.untilMs, spans);
+    return { head: await sumDays(db, userId, range.sinceMs, range.untilMs, spans), first, end: first, tail: [] };
   }
   const head = cutHead ? await sumDays(db, userId, range.sinceMs, dayStart((first += 1)), spans) : [];
   const tail = cutTail ? await sumDays(db, userId, dayStart((end -= 1)), range.untilMs, spans) : [];
-  return [...head, ...(await keptDays(db, userId, first, end)), ...tail];
+  return { head, first, end, tail };
 }
+
+/** A day's row as a period's sums. */
+const daySums = (row: DayRow): PeriodRow => ({ ...row, days_with_data: row.points > 0 ? 1 : 0 });
 
 function checkRange(sinceS: number | undefined, untilS: number | undefined) {
   for (const [name, value] of [
@@ -165,16 +179,28 @@ export async function locationStats(
     timezone,
   );
   const days = await daysWithin(db, userId, { sinceMs, untilMs, first: span.first, last: span.last }, spans);
-  // The days come in order: a period is looked up once, when a day falls past the last one's end.
-  const groups: { period: ReturnType<typeof periodOf>; rows: DayRow[] }[] = [];
-  for (const row of days) {
-    let group = groups.at(-1);
-    if (!group || row.day * DAY_MS >= group.period.endWall) {
-      group = { period: periodOf(row.day, params.group_by), rows: [] };
-      groups.push(group);
+  // Ascending periods, each with the sums of its parts (a cut day, its kept days).
+  const groups: { period: ReturnType<typeof periodOf>; rows: PeriodRow[] }[] = [];
+  const add = (period: ReturnType<typeof periodOf>, row: PeriodRow) => {
+    const last = groups.at(-1);
+    if (last?.period.key === period.key) last.rows.push(row);
+    else groups.push({ period, rows: [row] });
+  };
+  for (const row of days.head) add(periodOf(row.day, params.group_by), daySums(row));
+  if (params.group_by === 'day') {
+    for (const row of await keptDays(db, userId, days.first, days.end)) add(periodOf(row.day, 'day'), daySums(row));
+  } else {
+    const periods: ReturnType<typeof periodOf>[] = [];
+    for (let day = days.first; day < days.end; day = periods.at(-1)!.endWall / DAY_MS) {
+      periods.push(periodOf(day, params.group_by));
     }
-    group.rows.push(row);
+    const runs = periods.map((period) => ({
+      first: Math.max(days.first, period.startWall / DAY_MS),
+      end: Math.min(days.end, period.endWall / DAY_MS),
+    }));
+    for (const row of await keptPeriods(db, userId, runs)) add(periods[row.index]!, row);
   }
+  for (const row of days.tail) add(periodOf(row.day, params.group_by), daySums(row));
   for (const { period, rows } of groups) {
     result.groups.push({
       period: period.key,
@@ -182,7 +208,7 @@ export async function locationStats(
       end: msToSeconds(zonedToUtcIn(period.endWall, spans)),
       points: rows.reduce((sum, row) => sum + row.points, 0),
       distance_m: Math.round(rows.reduce((sum, row) => sum + row.distance_m, 0) * 10) / 10,
-      days_with_data: rows.filter((row) => row.points > 0).length,
+      days_with_data: rows.reduce((sum, row) => sum + row.days_with_data, 0),
       bbox: bboxOf(rows),
     });
   }

@@ -5,6 +5,7 @@ import { buildTestApp, createTestUser, type TestApp } from '../../test/helpers.t
 import { insertItems, type ItemSeed } from '../../test/items.ts';
 import { tokenFor } from '../../test/tokens.ts';
 import { updateSettings } from '../settings/settings.logic.ts';
+import type { StatsGroup } from './stats.logic.ts';
 import { refreshBuckets } from './stats.repo.ts';
 
 let t: TestApp;
@@ -35,7 +36,7 @@ const add = (seeds: ItemSeed[], userId = user.id) => insertItems(t.database, 'lo
 const stats = async (query: string) => {
   const response = await get(`/locations/stats?${query}`);
   expect(response.statusCode).toBe(200);
-  return response.json<{ timezone: string; groups: Record<string, unknown>[] }>();
+  return response.json<{ timezone: string; groups: StatsGroup[] }>();
 };
 const round = (metres: number) => Math.round(metres * 10) / 10;
 
@@ -238,6 +239,80 @@ describe('GET /locations/stats', () => {
         expect(kept.groups.length).toBeGreaterThan(0);
         expect(kept).toEqual(await fresh(query));
       }
+    }
+  });
+
+  it('sums months and years as their days add up, cut days at either end of the range included', async () => {
+    let state = 11;
+    const random = () => (state = (state * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+    const start = at('2024-02-20T00:00:00Z');
+    await add(
+      Array.from({ length: 300 }, () => ({
+        time: start + Math.floor(random() * 80 * 86_400) * 1000,
+        lat: random() * 2 - 1,
+        lon: random() * 2 - 1,
+      })),
+    );
+    // Each day's distance comes rounded to 0.1 m: a period's is within 0.05 m a day of their sum.
+    type Sums = {
+      period: string;
+      points: number;
+      days_with_data: number;
+      bbox: number[];
+      distance_m: number;
+      days: number;
+    };
+    const byHand = (days: StatsGroup[], key: (period: string) => string): Sums[] => {
+      const sums = new Map<string, Sums>();
+      for (const day of days) {
+        const sum = sums.get(key(day.period));
+        if (!sum) {
+          const { points, days_with_data, bbox, distance_m } = day;
+          sums.set(key(day.period), { period: key(day.period), points, days_with_data, bbox, distance_m, days: 1 });
+          continue;
+        }
+        sum.points += day.points;
+        sum.distance_m += day.distance_m;
+        sum.days_with_data += day.days_with_data;
+        sum.days += 1;
+        sum.bbox = [
+          Math.min(sum.bbox[0]!, day.bbox[0]),
+          Math.min(sum.bbox[1]!, day.bbox[1]),
+          Math.max(sum.bbox[2]!, day.bbox[2]),
+          Math.max(sum.bbox[3]!, day.bbox[3]),
+        ];
+      }
+      return [...sums.values()];
+    };
+    const check = (groups: StatsGroup[], expected: Sums[]) => {
+      const without = ({ period, points, days_with_data, bbox }: Omit<Sums, 'days' | 'distance_m'>) => ({
+        period,
+        points,
+        days_with_data,
+        bbox,
+      });
+      expect(groups.map(without)).toEqual(expected.map(without));
+      groups.forEach((group, i) => {
+        expect(Math.abs(group.distance_m - expected[i]!.distance_m)).toBeLessThanOrEqual(
+          0.05 * expected[i]!.days + 0.05,
+        );
+      });
+    };
+    for (let round = 0; round < 6; round += 1) {
+      // Ranges that begin and end inside days (and inside months), or none.
+      const since = round === 0 ? undefined : Math.floor((start + random() * 40 * 86_400_000) / 1000);
+      const until = round === 0 ? undefined : since! + Math.floor(random() * 40 * 86_400);
+      const range = since === undefined ? '' : `&since_time=${since}&until_time=${until}`;
+      const days = (await stats(`group_by=day${range}`)).groups;
+      expect(days.length).toBeGreaterThan(1);
+      check(
+        (await stats(`group_by=month${range}`)).groups,
+        byHand(days, (day) => day.slice(0, 7)),
+      );
+      check(
+        (await stats(`group_by=year${range}`)).groups,
+        byHand(days, (day) => day.slice(0, 4)),
+      );
     }
   });
 
