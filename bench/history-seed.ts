@@ -1,13 +1,14 @@
 // The location history the history benchmarks share (bench/history.ts, bench/map-browser.ts):
-// one person's ten years of tracker points, written straight through better-sqlite3 as an
-// existing install would hold them, before the history migration, which then backfills its
+// one person's ten years of tracker points, written straight through better-sqlite3 (or pg) as
+// an existing install would hold them, before the history migration, which then backfills its
 // cells and marks (docs/history.md).
 import { Migrator } from 'kysely/migration';
+import pg from 'pg';
 import { openDatabase } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { migrations } from '../src/db/migrations/index.ts';
 import { newId } from '../src/lib/ids.ts';
-import { openBare, seedUser } from './seed.ts';
+import { BASE_TIME, openBare, seedUser } from './seed.ts';
 
 export const DAYS = 3650;
 export const START = Date.UTC(2015, 0, 1);
@@ -94,15 +95,88 @@ export async function seedHistory(
   path: string,
   points: number,
 ): Promise<{ userId: string; seedSeconds: number; migrationSeconds: number }> {
-  const before = openDatabase({ sqlitePath: path });
-  await new Migrator({ db: before.db, provider: { getMigrations: async () => migrations } }).migrateTo(
-    '0006_item_counters',
-  );
-  await before.close();
+  await migrateBeforeHistory({ sqlitePath: path });
   const { userId, seconds } = seedPoints(path, points);
   const migrating = openDatabase({ sqlitePath: path });
   const begin = performance.now();
   await migrateToLatest(migrating);
   await migrating.close();
   return { userId, seedSeconds: seconds, migrationSeconds: (performance.now() - begin) / 1000 };
+}
+
+/** Migrates the database up to the last migration before the history's (0012). */
+async function migrateBeforeHistory(options: { sqlitePath: string } | { url: string }): Promise<void> {
+  const before = openDatabase(options);
+  await new Migrator({ db: before.db, provider: { getMigrations: async () => migrations } }).migrateTo(
+    '0006_item_counters',
+  );
+  await before.close();
+}
+
+/**
+ * Writes the first `count` points of a `total`-point history on PostgreSQL, as seedPoints does
+ * on SQLite: `batch` points a statement (each its own transaction), the times shifted by
+ * `shiftMs`. Returns the seconds the writing took.
+ */
+export async function seedPointsPostgres(
+  client: pg.Client,
+  userId: string,
+  count: number,
+  options: { total?: number; shiftMs?: number; batch?: number } = {},
+): Promise<number> {
+  const { total = count, shiftMs = 0, batch = 20_000 } = options;
+  const insert = (ids: string[], times: number[], lats: number[], lons: number[]) =>
+    client.query(
+      `insert into locations (user_id, id, scope, time, created_at, lat, lon, alt, accuracy, speed, heading, source)
+       select $1, id, 'private', time + $6::bigint, time, lat, lon, null, 5, null, null, null
+       from unnest($2::text[], $3::bigint[], $4::float8[], $5::float8[]) as t(id, time, lat, lon)`,
+      [userId, ids, times, lats, lons, shiftMs],
+    );
+  const begin = performance.now();
+  let rows = { ids: [] as string[], times: [] as number[], lats: [] as number[], lons: [] as number[] };
+  let n = 0;
+  for (const row of history(total)) {
+    if (n === count) break;
+    n += 1;
+    rows.ids.push(newId());
+    rows.times.push(row.time);
+    rows.lats.push(row.lat);
+    rows.lons.push(row.lon);
+    if (rows.ids.length === batch) {
+      await insert(rows.ids, rows.times, rows.lats, rows.lons);
+      rows = { ids: [], times: [], lats: [], lons: [] };
+    }
+  }
+  if (rows.ids.length > 0) await insert(rows.ids, rows.times, rows.lats, rows.lons);
+  return (performance.now() - begin) / 1000;
+}
+
+/**
+ * The same history on PostgreSQL, in the empty database at `url`: the rows written before
+ * migration 0012 (no triggers), then the migrations, then ANALYZE (as autovacuum would in time).
+ */
+export async function seedHistoryPostgres(
+  url: string,
+  points: number,
+): Promise<{ userId: string; seedSeconds: number; migrationSeconds: number }> {
+  await migrateBeforeHistory({ url });
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const userId = newId();
+    await client.query(
+      `insert into users (id, username, username_key, password_hash, display_name, bio, created_at, updated_at)
+       values ($1, 'traveller', 'traveller', 'x', 'traveller', '', $2, $2)`,
+      [userId, BASE_TIME],
+    );
+    const seedSeconds = await seedPointsPostgres(client, userId, points);
+    const migrating = openDatabase({ url });
+    const begin = performance.now();
+    await migrateToLatest(migrating);
+    await migrating.close();
+    await client.query('analyze');
+    return { userId, seedSeconds, migrationSeconds: (performance.now() - begin) / 1000 };
+  } finally {
+    await client.end();
+  }
 }

@@ -1,15 +1,23 @@
 // `npm run bench:history`: the location history at scale (docs/history.md), one
-// person with BENCH_POINTS points (default 1,000,000) over ten years, on SQLite. Each measure
-// beside its baseline in the same run, BENCH_ROUNDS rounds (default 3), medians and spread:
+// person with BENCH_POINTS points (default 1,000,000) over ten years, on SQLite, or on
+// PostgreSQL with BENCH_DATABASE_URL=postgres://user@host:port (a database of its own is made).
+// Each measure beside its baseline in the same run, BENCH_ROUNDS rounds (default 3), medians
+// and spread:
 //   tiles at every zoom from 0 to 18 (BENCH_ZOOMS, e.g. "0,5,10"): p99 and largest size, each
 //     tile asked BENCH_TILE_REPEAT times a round (default 5); baseline: the bare query of the
-//     same tile's rows (better-sqlite3, the position index), without encoding, once a tile a round;
+//     same tile's rows (better-sqlite3 or pg), without encoding, once a tile a round;
+//   on PostgreSQL with PostGIS installed (BENCH_POSTGIS=0 leaves it out), the same tiles made
+//     the way PostGIS makes tiles: the points in a table of their own with a GiST index, and
+//     ST_AsMVT over them (bench/postgis-tiles.ts), timed from this process, each tile
+//     BENCH_POSTGIS_REPEAT times a round (default BENCH_TILE_REPEAT);
 //   statistics per month over the ten years: p99 (and the first call, which brings the
 //     quarter-hour aggregates up to date after seeding);
 //   a streamed GeoJSON download of every point: points/s, time to first byte and the server's
-//     peak RSS growth; baseline: a bare better-sqlite3 iterate of the same rows.
-// BENCH_PROFILE=1 writes a CPU profile of the server to .tmp/. BENCH_HISTORY_DB=<path> keeps the
-// seeded database there and reuses it in later runs.
+//     peak RSS growth; baseline: a bare iterate of the same rows (better-sqlite3's iterate, or a
+//     PostgreSQL cursor fetched 10,000 rows at a time).
+// BENCH_PROFILE=1 writes a CPU profile of the server to .tmp/. BENCH_HISTORY_DB keeps the
+// seeded database (a file's path on SQLite, a database's name on PostgreSQL) and reuses it in
+// later runs.
 // The server runs in its own process (bench/server.ts); its RSS is read from /proc.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -19,17 +27,24 @@ import { createInterface } from 'node:readline';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import SQLite from 'better-sqlite3';
+import pg from 'pg';
 import { mercatorX, mercatorY, tileBounds } from '../src/history/geo.ts';
-import { DAYS, history, seedHistory, seedPoints } from './history-seed.ts';
+import { DAYS, history, seedHistory, seedHistoryPostgres, seedPoints, seedPointsPostgres } from './history-seed.ts';
+import { postgisAvailable, postgisTile, preparePostgis } from './postgis-tiles.ts';
+import { createDatabase, databaseExists, databaseUrl, dropDatabase } from './seed-pg.ts';
 
 const POINTS = Number(process.env.BENCH_POINTS ?? 1_000_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const TILE_REPEAT = Number(process.env.BENCH_TILE_REPEAT ?? 5);
+// PostGIS sums a low-zoom tile from every point in it: seconds at ten million points.
+const POSTGIS_REPEAT = Number(process.env.BENCH_POSTGIS_REPEAT ?? TILE_REPEAT);
 const ZOOMS = process.env.BENCH_ZOOMS
   ? process.env.BENCH_ZOOMS.split(',').map(Number)
   : Array.from({ length: 19 }, (_, z) => z);
 const work = mkdtempSync(join(tmpdir(), 'waypost-history-'));
+const POSTGRES = process.env.BENCH_DATABASE_URL;
 const children: ChildProcess[] = [];
+const stores: Store[] = [];
 let stopping = false;
 
 // The client's own full collections must not be timed as the server's: `gc` without a flag.
@@ -86,24 +101,32 @@ function tileOf(lat: number, lon: number, z: number): [number, number] {
   return [Math.floor(mercatorX(lon) * n), Math.floor(mercatorY(lat) * n)];
 }
 
-/** Seeds the history at `path` and moves it through the migrations; returns the person's id. */
-async function seeded(path: string): Promise<string> {
-  // Seeded as an existing install would be: the rows first (without the triggers of 0012),
-  // then migration 0012 backfills the cells and marks every quarter hour for the statistics.
-  const { userId, seedSeconds, migrationSeconds } = await seedHistory(path, POINTS);
-  log(`seeded before migration 0012 (no triggers): ${Math.round(POINTS / seedSeconds).toLocaleString('en')} points/s`);
-  log(`migration 0012 over them (cells, marks, position index): ${migrationSeconds.toFixed(1)} s`);
-  // Writes through the triggers, beside the same writes without (seeded above).
-  const extra = seedPoints(path, 20_000, { total: POINTS, existing: userId });
-  log(
-    `20,000 more points through the triggers: ${Math.round(20_000 / extra.seconds).toLocaleString('en')} points/s ` +
-      `(without triggers above)`,
-  );
-  return userId;
+/** Where the history is, and the bare reads of the baselines. */
+interface Store {
+  /** The server's argument: the SQLite file's path or the PostgreSQL database's URL. */
+  target: string;
+  userId: string;
+  /** The bare query of a box's rows, without encoding. */
+  tileRows(bounds: ReturnType<typeof tileBounds>): Promise<void>;
+  /**
+   * After a large write: PostgreSQL's VACUUM ANALYZE, as autovacuum does within a minute or so
+   * of it (until then plans rest on stale statistics and index-only scans visit the heap).
+   */
+  settle(): Promise<void>;
+  /** A bare read of every private point, oldest first; returns the rows read. */
+  iterate(): Promise<number>;
+  /** The tile made by PostGIS (bench/postgis-tiles.ts), on PostgreSQL where PostGIS is installed. */
+  postgis?: ((z: number, x: number, y: number) => Promise<number>) | undefined;
+  close(): Promise<void>;
 }
 
-async function main() {
-  log(`# Location history, ${POINTS.toLocaleString('en')} points, ${DAYS} days, SQLite, ${ROUNDS} rounds`);
+const TILE_ROWS =
+  'select time, lat, lon from locations where user_id = $1 and lat >= $2 and lat <= $3 and lon >= $4 and lon <= $5';
+const ALL_ROWS = "select * from locations where user_id = $1 and scope = 'private' order by time, id";
+/** The 20,000 points written through the triggers after seeding lie a year after the history. */
+const LATER_MS = 366 * 86_400_000 * 11;
+
+async function sqliteStore(): Promise<Store> {
   // BENCH_HISTORY_DB keeps the seeded database at that path, and a later run with the same
   // path and BENCH_POINTS measures it again without seeding (ten million points take minutes).
   const kept = process.env.BENCH_HISTORY_DB;
@@ -115,30 +138,135 @@ async function main() {
     db.close();
     log(`reusing the history seeded at ${kept}`);
   } else {
-    userId = await seeded(path);
+    // Seeded as an existing install would be: the rows first (without the triggers of 0012),
+    // then migration 0012 backfills the cells and marks every quarter hour for the statistics.
+    const seeded = await seedHistory(path, POINTS);
+    userId = seeded.userId;
+    logSeeding(seeded);
+    // Writes through the triggers, beside the same writes without (seeded above).
+    logLater(seedPoints(path, 20_000, { total: POINTS, existing: userId }).seconds);
   }
-  const server = await startServer(path, userId);
-  const base = `http://127.0.0.1:${server.port}`;
   const bare = new SQLite(path, { readonly: true });
+  const rows = bare.prepare(TILE_ROWS.replace(/\$\d/g, '?'));
+  const all = bare.prepare(ALL_ROWS.replace(/\$\d/g, '?'));
+  return {
+    target: path,
+    userId,
+    settle: async () => {},
+    tileRows: async (b) => void rows.all(userId, b.minLat, b.maxLat, b.minLon, b.maxLon),
+    iterate: async () => {
+      let count = 0;
+      for (const _row of all.iterate(userId)) count += 1;
+      return count;
+    },
+    close: async () => void bare.close(),
+  };
+}
+
+async function postgresStore(serverUrl: string): Promise<Store> {
+  // BENCH_HISTORY_DB names a database to keep (and to reuse when it exists).
+  const kept = process.env.BENCH_HISTORY_DB;
+  const name = kept ?? `waypost_history_${Date.now()}_${process.pid}`;
+  const reused = kept !== undefined && (await databaseExists(serverUrl, kept));
+  const url = reused ? databaseUrl(serverUrl, name) : await createDatabase(serverUrl, name);
+  let userId: string;
+  if (reused) {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    userId = (await client.query<{ id: string }>("select id from users where username = 'traveller'")).rows[0]!.id;
+    await client.end();
+    log(`reusing the history seeded in database ${name}`);
+  } else {
+    const seeded = await seedHistoryPostgres(url, POINTS);
+    userId = seeded.userId;
+    logSeeding(seeded);
+  }
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  if (!reused) {
+    const seconds = await seedPointsPostgres(client, userId, 20_000, { total: POINTS, shiftMs: LATER_MS, batch: 1000 });
+    logLater(seconds, ', 1,000 a statement');
+  }
+  let postgis: Store['postgis'];
+  if (process.env.BENCH_POSTGIS === '0') log('PostGIS: left out (BENCH_POSTGIS=0)');
+  else if (!(await postgisAvailable(client))) log('PostGIS: not installed on this server, left out');
+  else {
+    const seconds = await preparePostgis(client, userId);
+    log(`PostGIS: the points copied into postgis_points with a GiST index: ${seconds.toFixed(1)} s`);
+    postgis = (z, x, y) => postgisTile(client, z, x, y);
+  }
+  return {
+    target: url,
+    userId,
+    settle: async () => void (await client.query('vacuum analyze')),
+    tileRows: async (b) =>
+      void (await client.query({
+        name: 'tile_rows',
+        text: TILE_ROWS,
+        values: [userId, b.minLat, b.maxLat, b.minLon, b.maxLon],
+      })),
+    iterate: async () => {
+      // A cursor, as the fastest way pg reads a large result without holding it all.
+      let count = 0;
+      await client.query('begin');
+      await client.query({ text: `declare every_point no scroll cursor for ${ALL_ROWS}`, values: [userId] });
+      for (;;) {
+        const { rowCount } = await client.query('fetch 10000 from every_point');
+        count += rowCount ?? 0;
+        if (rowCount !== 10_000) break;
+      }
+      await client.query('commit');
+      return count;
+    },
+    postgis,
+    close: async () => {
+      await client.end();
+      if (!kept) await dropDatabase(serverUrl, name);
+    },
+  };
+}
+
+function logSeeding({ seedSeconds, migrationSeconds }: { seedSeconds: number; migrationSeconds: number }) {
+  log(`seeded before migration 0012 (no triggers): ${Math.round(POINTS / seedSeconds).toLocaleString('en')} points/s`);
+  log(`migration 0012 and later over them (cells, marks, position index): ${migrationSeconds.toFixed(1)} s`);
+}
+
+function logLater(seconds: number, how = '') {
+  log(
+    `20,000 more points through the triggers${how}: ${Math.round(20_000 / seconds).toLocaleString('en')} points/s ` +
+      `(without triggers above)`,
+  );
+}
+
+async function main() {
+  log(
+    `# Location history, ${POINTS.toLocaleString('en')} points, ${DAYS} days, ${POSTGRES ? 'PostgreSQL' : 'SQLite'}, ${ROUNDS} rounds`,
+  );
+  const store = POSTGRES ? await postgresStore(POSTGRES) : await sqliteStore();
+  stores.push(store);
+  await store.settle();
+  const { userId } = store;
+  const server = await startServer(store.target, userId);
+  const base = `http://127.0.0.1:${server.port}`;
 
   // The tiles: the home tile and the tiles of 20 points spread over the history, per zoom.
   const sample: { lat: number; lon: number }[] = [];
   let index = 0;
   for (const point of history(POINTS)) if (index++ % Math.floor(POINTS / 20) === 0) sample.push(point);
-  const tileRows = bare.prepare(
-    'select time, lat, lon from locations where user_id = ? and lat >= ? and lat <= ? and lon >= ? and lon <= ?',
-  );
-  const stats = { tile: new Map<number, { p99: number[]; base: number[]; size: number }>() };
+  const stats = {
+    tile: new Map<number, { p99: number[]; base: number[]; size: number; postgis: number[]; postgisSize: number }>(),
+  };
   for (const z of ZOOMS) {
     const tiles = [
       ...new Set([tileOf(52.52, 13.4, z), ...sample.map((p) => tileOf(p.lat, p.lon, z))].map((t) => t.join('/'))),
     ];
-    const entry = { p99: [] as number[], base: [] as number[], size: 0 };
+    const entry = { p99: [] as number[], base: [] as number[], size: 0, postgis: [] as number[], postgisSize: 0 };
     stats.tile.set(z, entry);
     for (const key of tiles) await timed(`${base}/locations/tiles/${z}/${key}.mvt`, server.token); // warm up
     for (let round = 0; round < ROUNDS; round += 1) {
       const times: number[] = [];
       const baseTimes: number[] = [];
+      const postgisTimes: number[] = [];
       for (const key of tiles) {
         const [x, y] = key.split('/').map(Number) as [number, number];
         const bounds = tileBounds(z, x, y);
@@ -148,25 +276,35 @@ async function main() {
           times.push(answer.ms);
           entry.size = Math.max(entry.size, answer.bytes);
         }
+        for (let i = 0; store.postgis && i < POSTGIS_REPEAT; i += 1) {
+          const begin = performance.now();
+          entry.postgisSize = Math.max(entry.postgisSize, await store.postgis(z, x, y));
+          postgisTimes.push(performance.now() - begin);
+        }
         // Once a tile a round: at ten million points one low-zoom query takes seconds.
         const begin = performance.now();
-        tileRows.all(userId, bounds.minLat, bounds.maxLat, bounds.minLon, bounds.maxLon);
+        await store.tileRows(bounds);
         baseTimes.push(performance.now() - begin);
         // Millions of rows are garbage now: collected here, not during the next tile's timing.
         collectGarbage();
       }
       entry.p99.push(p99(times));
       entry.base.push(p99(baseTimes));
+      if (store.postgis) entry.postgis.push(p99(postgisTimes));
     }
+    const postgis = store.postgis
+      ? `PostGIS (x ${POSTGIS_REPEAT}) p99 ${spread(entry.postgis)} ms, largest ${(entry.postgisSize / 1024).toFixed(1)} KB; `
+      : '';
     log(
       `tile z${z} (${tiles.length} tiles x ${TILE_REPEAT} x ${ROUNDS}): p99 ${spread(entry.p99)} ms, largest ${(entry.size / 1024).toFixed(1)} KB; ` +
-        `baseline rows p99 ${spread(entry.base)} ms`,
+        `${postgis}baseline rows p99 ${spread(entry.base)} ms`,
     );
   }
 
   // Statistics per month over the ten years.
   const first = await timed(`${base}/locations/stats?group_by=month`, server.token);
   log(`stats first call (brings ${DAYS} days of quarter hours up to date): ${first.ms.toFixed(0)} ms`);
+  await store.settle();
   const statsP99: number[] = [];
   for (let round = 0; round < ROUNDS; round += 1) {
     const times: number[] = [];
@@ -181,7 +319,6 @@ async function main() {
   const firstBytes: number[] = [];
   const growth: number[] = [];
   const bareRates: number[] = [];
-  const iterate = bare.prepare("select * from locations where user_id = ? and scope = 'private' order by time, id");
   for (let round = 0; round < ROUNDS; round += 1) {
     const before = rssMb(server.pid);
     let peak = before;
@@ -198,13 +335,12 @@ async function main() {
     }
     const secondsTaken = (performance.now() - begin) / 1000;
     clearInterval(sampler);
-    rates.push(POINTS / secondsTaken);
     firstBytes.push(firstByte);
     growth.push(peak - before);
     const bareBegin = performance.now();
-    let rows = 0;
-    for (const _row of iterate.iterate(userId)) rows += 1;
+    const rows = await store.iterate();
     bareRates.push(rows / ((performance.now() - bareBegin) / 1000));
+    rates.push(rows / secondsTaken);
     if (round === 0) log(`download: ${(bytes / 1e6).toFixed(0)} MB of GeoJSON`);
   }
   const k = (values: number[]) => values.map((v) => v / 1000);
@@ -212,7 +348,6 @@ async function main() {
     `download GeoJSON: ${spread(k(rates), 0)} k points/s, first byte ${spread(firstBytes)} ms, ` +
       `server RSS growth ${spread(growth)} MB; baseline bare iterate ${spread(k(bareRates), 0)} k rows/s`,
   );
-  bare.close();
 }
 
 try {
@@ -220,5 +355,6 @@ try {
 } finally {
   stopping = true;
   for (const child of children) child.kill('SIGTERM');
+  for (const store of stores) await store.close();
   rmSync(work, { recursive: true, force: true });
 }

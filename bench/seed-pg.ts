@@ -5,28 +5,51 @@ import { openDatabase } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { BASE_TIME } from './seed.ts';
 
-async function admin(url: string, statement: string): Promise<void> {
+async function admin(url: string, statement: string, values: unknown[] = []): Promise<pg.QueryResult> {
   const target = new URL(url);
   target.pathname = '/postgres';
   const client = new pg.Client({ connectionString: target.toString() });
   await client.connect();
   try {
-    await client.query(statement);
+    return await client.query(statement, values);
   } finally {
     await client.end();
   }
 }
 
+/** The URL of database `name` on the server at `serverUrl`. */
+export function databaseUrl(serverUrl: string, name: string): string {
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** Whether database `name` exists on the server at `serverUrl`. */
+export async function databaseExists(serverUrl: string, name: string): Promise<boolean> {
+  const { rowCount } = await admin(serverUrl, 'select 1 from pg_database where datname = $1', [name]);
+  return rowCount === 1;
+}
+
+/** Creates an empty database `name` (a name made by the benchmarks: letters, digits, _). */
+export async function createDatabase(serverUrl: string, name: string): Promise<string> {
+  if (!/^[a-z0-9_]+$/.test(name)) throw new Error(`not a benchmark database name: ${name}`);
+  await admin(serverUrl, `create database ${name}`);
+  return databaseUrl(serverUrl, name);
+}
+
+/** Drops database `name`, closing its connections. */
+export async function dropDatabase(serverUrl: string, name: string): Promise<void> {
+  await admin(serverUrl, `drop database if exists ${name} with (force)`);
+}
+
 /** Creates and migrates a database of its own under `serverUrl`; returns its URL and a drop function. */
 export async function freshPostgres(serverUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = `waypost_bench_${Date.now()}_${process.pid}`;
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  await admin(serverUrl, `create database ${name}`);
-  const database = openDatabase({ url: url.toString() });
+  const url = await createDatabase(serverUrl, name);
+  const database = openDatabase({ url });
   await migrateToLatest(database);
   await database.close();
-  return { url: url.toString(), drop: () => admin(serverUrl, `drop database if exists ${name} with (force)`) };
+  return { url, drop: () => dropDatabase(serverUrl, name) };
 }
 
 /**
