@@ -249,6 +249,16 @@ async function main() {
   const server = await startServer(store.target, userId);
   const base = `http://127.0.0.1:${server.port}`;
 
+  // What a tile costs before any point: HTTP, the token, the version and the count of an
+  // empty tile (z18 at the world's north-west corner, far from every point).
+  const emptyP99: number[] = [];
+  for (let round = 0; round < ROUNDS; round += 1) {
+    const times: number[] = [];
+    for (let i = 0; i < 100; i += 1) times.push((await timed(`${base}/locations/tiles/18/0/0.mvt`, server.token)).ms);
+    emptyP99.push(p99(times));
+  }
+  log(`empty tile z18 (100 x ${ROUNDS}): p99 ${spread(emptyP99)} ms`);
+
   // The tiles: the home tile and the tiles of 20 points spread over the history, per zoom.
   const sample: { lat: number; lon: number }[] = [];
   let index = 0;

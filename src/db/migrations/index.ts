@@ -22,6 +22,7 @@ import * as m0023 from './0023_cell_level_16.ts';
 import * as m0025 from './0025_position_rows.ts';
 import * as m0026 from './0026_cell_log.ts';
 import * as m0027 from './0027_cell_level_17.ts';
+import * as m0028 from './0028_cells_covering.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_users': m0001,
@@ -45,4 +46,5 @@ export const migrations: Record<string, Migration> = {
   '0025_position_rows': m0025,
   '0026_cell_log': m0026,
   '0027_cell_level_17': m0027,
+  '0028_cells_covering': m0028,
 };
