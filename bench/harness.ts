@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { openDatabase } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
+import { SERVER_NODE_FLAGS } from '../scripts/server-flags.mjs';
 
 export const children: ChildProcess[] = [];
 
@@ -15,7 +16,9 @@ export function log(line: string) {
 
 /** Starts a server script in its own Node process; resolves with the JSON line it prints. */
 export async function start(script: string, args: string[], env: Record<string, string> = {}, nodeArgs: string[] = []) {
-  const child = spawn(process.execPath, [...nodeArgs, join(import.meta.dirname, script), ...args], {
+  // Waypost's server runs with the flags the `waypost` command gives it.
+  const flags = script === 'server.ts' ? SERVER_NODE_FLAGS : [];
+  const child = spawn(process.execPath, [...flags, ...nodeArgs, join(import.meta.dirname, script), ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

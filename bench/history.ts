@@ -32,6 +32,7 @@ import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { mercatorX, mercatorY, tileBounds } from '../src/history/geo.ts';
 import { POINTS_MIN_ZOOM } from '../src/history/tiles.logic.ts';
+import { SERVER_NODE_FLAGS } from '../scripts/server-flags.mjs';
 import { DAYS, history, seedHistory, seedHistoryPostgres, seedPoints, seedPointsPostgres } from './history-seed.ts';
 import { postgisAvailable, postgisTile, preparePostgis } from './postgis-tiles.ts';
 import { createDatabase, databaseExists, databaseUrl, dropDatabase } from './seed-pg.ts';
@@ -70,7 +71,7 @@ async function startServer(path: string, userId: string): Promise<{ port: number
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${join(process.cwd(), '.tmp')}`] : [];
   const child = spawn(
     process.execPath,
-    [...profile, join(import.meta.dirname, 'server.ts'), path, join(work, 'data')],
+    [...SERVER_NODE_FLAGS, ...profile, join(import.meta.dirname, 'server.ts'), path, join(work, 'data')],
     {
       env: { ...process.env, BENCH_TOKEN_USER: userId, BENCH_TOKEN_PERMISSIONS: 'get_private_scope' },
       stdio: ['ignore', 'pipe', 'inherit'],

@@ -8,6 +8,7 @@
 // server that is not saturated.
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { SERVER_NODE_FLAGS } from '../scripts/server-flags.mjs';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,7 +33,9 @@ function log(line: string) {
 }
 
 async function start(script: string, args: string[]) {
-  const child = spawn(process.execPath, [join(import.meta.dirname, script), ...args], {
+  // Waypost's server runs with the flags the `waypost` command gives it.
+  const flags = script === 'server.ts' ? SERVER_NODE_FLAGS : [];
+  const child = spawn(process.execPath, [...flags, join(import.meta.dirname, script), ...args], {
     env: process.env,
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -18,6 +18,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SERVER_NODE_FLAGS } from './server-flags.mjs';
 
 const NODE_VERSION = '24.21.0';
 const MIN_MAJOR = 24;
@@ -113,7 +114,9 @@ ensureDependencies(toolchain, env);
 if (prepareOnly) process.exit(0);
 if (args.length === 0) fail('usage: node scripts/node24.mjs [--prepare-only] <script> [args...]');
 
-const child = spawn(toolchain.node, args, { stdio: 'inherit', cwd: process.cwd(), env });
+// The `waypost` command's processes run with the server's flags (scripts/server-flags.mjs).
+const flags = /(^|\/)src\/cli\.ts$/.test(args[0]) ? SERVER_NODE_FLAGS : [];
+const child = spawn(toolchain.node, [...flags, ...args], { stdio: 'inherit', cwd: process.cwd(), env });
 // Pass stop signals on, so the program can shut down gracefully when this wrapper is signalled.
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
 child.on('error', (error) => fail(error.message));
