@@ -8,7 +8,8 @@ import { openDatabase } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { migrations } from '../src/db/migrations/index.ts';
 import { newId } from '../src/lib/ids.ts';
-import { BASE_TIME, openBare, seedUser } from './seed.ts';
+import { openBare, seedUser } from './seed.ts';
+import { seedUserPostgres } from './seed-pg.ts';
 
 export const DAYS = 3650;
 export const START = Date.UTC(2015, 0, 1);
@@ -164,11 +165,7 @@ export async function seedHistoryPostgres(
   await client.connect();
   try {
     const userId = newId();
-    await client.query(
-      `insert into users (id, username, username_key, password_hash, display_name, bio, created_at, updated_at)
-       values ($1, 'traveller', 'traveller', 'x', 'traveller', '', $2, $2)`,
-      [userId, BASE_TIME],
-    );
+    await seedUserPostgres(client, userId, 'traveller');
     const seedSeconds = await seedPointsPostgres(client, userId, points);
     const migrating = openDatabase({ url });
     const begin = performance.now();

@@ -67,6 +67,15 @@ export async function analyzePostgres(url: string): Promise<void> {
   }
 }
 
+/** A user `name` (lower case) with id `id`, as seedUser in bench/seed.ts writes one on SQLite. */
+export async function seedUserPostgres(client: pg.Client, id: string, name: string): Promise<void> {
+  await client.query(
+    `insert into users (id, username, username_key, password_hash, display_name, bio, created_at, updated_at)
+     values ($1, $2, $2, 'x', $2, '', $3, $3)`,
+    [id, name, BASE_TIME],
+  );
+}
+
 /** A user, `counts` private items of each kind, and `publicPosts` public posts of a second user. */
 export async function seedPostgres(
   url: string,
@@ -76,14 +85,8 @@ export async function seedPostgres(
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const user = async (id: string, name: string) =>
-      client.query(
-        `insert into users (id, username, username_key, password_hash, display_name, bio, created_at, updated_at)
-         values ($1, $2, $2, 'x', $2, '', $3, $3)`,
-        [id, name, BASE_TIME],
-      );
-    await user('owner-id', 'owner');
-    await user('reader-id', 'reader');
+    await seedUserPostgres(client, 'owner-id', 'owner');
+    await seedUserPostgres(client, 'reader-id', 'reader');
     const time = `${BASE_TIME} + i * 1000`;
     await client.query(
       `insert into locations (user_id, id, scope, time, created_at, lat, lon, alt, accuracy, speed, heading, source)

@@ -31,22 +31,22 @@ class Dictionary {
   readonly #valueIndex = new Map<Value, number>();
 
   key(name: string): number {
-    let index = this.#keyIndex.get(name);
-    if (index === undefined) {
-      index = this.keys.push(name) - 1;
-      this.#keyIndex.set(name, index);
-    }
-    return index;
+    return indexIn(this.keys, this.#keyIndex, name);
   }
 
   value(value: Value): number {
-    let index = this.#valueIndex.get(value);
-    if (index === undefined) {
-      index = this.values.push(value) - 1;
-      this.#valueIndex.set(value, index);
-    }
-    return index;
+    return indexIn(this.values, this.#valueIndex, value);
   }
+}
+
+/** The index of `item` in `list`, appended (and remembered in `index`) the first time. */
+function indexIn<T>(list: T[], index: Map<T, number>, item: T): number {
+  let at = index.get(item);
+  if (at === undefined) {
+    at = list.push(item) - 1;
+    index.set(item, at);
+  }
+  return at;
 }
 
 /** A geometry command integer (4.3.1): the command's id and how many times it repeats. */
