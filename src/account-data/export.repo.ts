@@ -3,6 +3,7 @@
 // files in hash order (migration 0013). Constant memory however long the history is.
 import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
+import { lend } from '../db/batches.ts';
 import type { ItemRow, ItemTable } from '../items/items.repo.ts';
 
 export const BATCH = 1000;
@@ -19,10 +20,12 @@ export async function* ownItemBatches<T extends ItemTable>(
     const { rows } = await sql<ItemRow<T>>`select * from ${sql.table(table)}
       where ${sql.ref('user_id')} = ${userId} ${keyset}
       order by ${sql.ref('time')}, ${sql.ref('id')} limit ${BATCH}`.execute(db);
-    if (rows.length > 0) yield rows;
-    if (rows.length < BATCH) return;
-    const last = rows[rows.length - 1]!;
+    const last = rows.at(-1);
+    if (!last) return;
     after = { time: last.time, id: last.id };
+    const more = rows.length === BATCH;
+    yield* lend(rows);
+    if (!more) return;
   }
 }
 

@@ -7,7 +7,7 @@ import type { LocationBucketsTable } from '../db/schema.ts';
 import { BUCKET_MS } from '../db/migrations/0012_location_history.ts';
 import { zonedToUtcIn, type OffsetSpans } from '../lib/time.ts';
 import { segmentM, type TimedPoint } from './geo.ts';
-import { eachBatch, pointBefore, timeFrom } from '../locations/points.repo.ts';
+import { eachBatch, POSITION, pointBefore, timeFrom } from '../locations/points.repo.ts';
 
 export { BUCKET_MS };
 
@@ -63,7 +63,7 @@ async function recompute(db: Db, userId: string, start: number, endBefore: numbe
   const end = next === undefined ? endBefore : Math.max(endBefore, bucketOf(next) + BUCKET_MS);
   let previous: TimedPoint | undefined = await pointBefore(db, userId, start);
   const buckets = new Map<number, LocationBucketsTable>();
-  for await (const rows of eachBatch(db, { userId, sinceMs: start, untilMs: end })) {
+  for await (const rows of eachBatch(db, { userId, sinceMs: start, untilMs: end }, POSITION)) {
     for (const row of rows) {
       const point = { time: Number(row.time), lat: row.lat, lon: row.lon };
       const key = bucketOf(point.time);

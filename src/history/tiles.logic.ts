@@ -14,7 +14,7 @@ import type { Db } from '../db/database.ts';
 import { badRequest } from '../http/errors.ts';
 import { gridMargin, roundPoint } from '../privacy/precision.ts';
 import { MAX_LAT, MOVING_MAX_GAP_MS, mercatorX, mercatorY, segmentM, tileBounds, type TimedPoint } from './geo.ts';
-import { eachBatch, pointsInBox, type PointsQuery } from '../locations/points.repo.ts';
+import { eachBatch, POSITION, pointsInBox, type PointsQuery } from '../locations/points.repo.ts';
 import { EXTENT, encodeTile, type TileFeature } from './tiles.mvt.ts';
 import { FINEST_LEVEL, tileCells, tileCount, timeSpan } from './tiles.repo.ts';
 
@@ -160,7 +160,7 @@ function boxOf(tile: Tile, margin: { lat: number; lon: number }): NonNullable<Po
 
 /** Reads the rows of a box and adds them (snapped by `snap`) to the builder. */
 async function fromRows(db: Db, query: PointsQuery, builder: TileBuilder, snap: (p: TimedPoint) => TimedPoint) {
-  for await (const rows of eachBatch(db, query)) {
+  for await (const rows of eachBatch(db, query, POSITION)) {
     for (const row of rows) builder.add(snap({ time: Number(row.time), lat: row.lat, lon: row.lon }));
   }
 }

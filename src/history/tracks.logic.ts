@@ -6,7 +6,7 @@ import { badRequest } from '../http/errors.ts';
 import { getSettings } from '../settings/settings.logic.ts';
 import { zonedToUtc } from '../lib/time.ts';
 import { mercatorX, mercatorY, movingS, segmentM, type TimedPoint } from './geo.ts';
-import { eachBatch } from '../locations/points.repo.ts';
+import { eachBatch, POSITION } from '../locations/points.repo.ts';
 
 export interface DayTrack {
   type: 'Feature';
@@ -42,7 +42,7 @@ export async function dayTrack(db: Db, userId: string, date: string, zoom: numbe
   const { timezone } = await getSettings(db, userId);
   const { start, end } = dayBounds(date, timezone);
   const points: TimedPoint[] = [];
-  for await (const rows of eachBatch(db, { userId, sinceMs: start, untilMs: end })) {
+  for await (const rows of eachBatch(db, { userId, sinceMs: start, untilMs: end }, POSITION)) {
     for (const row of rows) points.push({ time: Number(row.time), lat: row.lat, lon: row.lon });
   }
   let distance = 0;

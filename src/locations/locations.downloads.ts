@@ -9,7 +9,7 @@ import { toPageQuery } from '../items/items.logic.ts';
 import { chosenFormat, type ListContext } from '../items/kinds.ts';
 import { escapeHtml } from '../lib/html.ts';
 import { toLocation, type Location, type LocationsParams } from './locations.logic.ts';
-import type { LocationRow } from './locations.repo.ts';
+import { LOCATION_FIELDS, type LocationFields } from './locations.repo.ts';
 import { EXACT_PLACES, publicPlacesOf } from '../privacy/places.ts';
 import { eachBatch } from './points.repo.ts';
 
@@ -201,7 +201,7 @@ export async function locationDownload(
   const query = { userId: ctx.owner.id, scope: ctx.scope, sinceMs, untilMs };
   let first = true;
   /** A batch's rows as chunks of text, written before any is sent, so the rows die young. */
-  const chunksOf = (rows: LocationRow[]) => {
+  const chunksOf = (rows: LocationFields[]) => {
     const chunks: string[] = [];
     for (let start = 0; start < rows.length; start += CHUNK_ROWS) {
       chunks.push(
@@ -216,7 +216,8 @@ export async function locationDownload(
   };
   async function* text() {
     yield out.head;
-    for await (const chunks of mapBatches(eachBatch(db, query, DOWNLOAD_BATCH), chunksOf)) yield* chunks;
+    for await (const chunks of mapBatches(eachBatch(db, query, LOCATION_FIELDS, DOWNLOAD_BATCH), chunksOf))
+      yield* chunks;
     yield out.tail;
   }
   return {

@@ -16,6 +16,7 @@ import {
   insertLocationsGrouped,
   selectKeptLocationPage,
   selectLocationPage,
+  type LocationFields,
   type LocationRow,
 } from './locations.repo.ts';
 
@@ -38,7 +39,7 @@ export interface LocationsParams extends CollectionParams {
  * The API object. A public point is always served at the owner's precision, to everyone
  * including the owner (who reads the exact points in the private collection of their own).
  */
-export function toLocation(row: LocationRow, username: string, places: PublicPlaces): Location {
+export function toLocation(row: LocationFields, username: string, places: PublicPlaces): Location {
   // A hidden point reaches here only for its owner (strangers' queries leave it out): rounded.
   const rounded = row.scope === 'public' ? places.round(row.lat, row.lon) : row;
   const precisionM = places.precisionM;

@@ -31,6 +31,22 @@ const LOCATION_COLUMNS = [
   'hidden',
 ] as const satisfies readonly (keyof LocationRow)[];
 
+/** The columns a point's API object is made from (`toLocation`): what a download reads. */
+export const LOCATION_FIELDS = [
+  'id',
+  'scope',
+  'time',
+  'created_at',
+  'lat',
+  'lon',
+  'alt',
+  'accuracy',
+  'speed',
+  'heading',
+  'source',
+] as const satisfies readonly (keyof LocationRow)[];
+export type LocationFields = Pick<LocationRow, (typeof LOCATION_FIELDS)[number]>;
+
 /**
  * Inserts a batch in one statement (atomic); a point already stored is skipped. Returns how many
  * were new. Each point's `hidden` flag is set here, from its owner's privacy zones read in the

@@ -8,8 +8,12 @@ import type { ScopeValue } from '../db/schema.ts';
 import type { Box } from '../items/box.ts';
 import { boxFilter } from '../items/box.repo.ts';
 import type { LocationRow } from './locations.repo.ts';
+import { lend } from '../db/batches.ts';
 
 export const BATCH_ROWS = 5000;
+
+/** The columns of a point's time and position (statistics, tiles, tracks). */
+export const POSITION = ['time', 'lat', 'lon'] as const;
 
 export interface PointsQuery {
   userId: string;
@@ -32,21 +36,31 @@ function conditions(query: PointsQuery): Expression<SqlBool>[] {
   return where;
 }
 
-/** Every matching row, oldest first, in batches of `BATCH_ROWS`. */
-export async function* eachBatch(db: Db, query: PointsQuery, batchRows = BATCH_ROWS): AsyncGenerator<LocationRow[]> {
+/**
+ * Every matching row, oldest first, in batches of `batchRows`, with the columns asked for (and
+ * `time` and `id`, the keyset's). A batch is the consumer's until it asks for the next one.
+ */
+export async function* eachBatch<C extends keyof LocationRow>(
+  db: Db,
+  query: PointsQuery,
+  columns: readonly C[],
+  batchRows = BATCH_ROWS,
+): AsyncGenerator<Pick<LocationRow, C | 'time' | 'id'>[]> {
+  const selected = sql.join(
+    [...new Set<keyof LocationRow>(['time', 'id', ...columns])].map((column) => sql.ref(column)),
+  );
   let after: { time: number; id: string } | undefined;
   for (;;) {
     const where = conditions(query);
     if (after) where.push(sql<SqlBool>`(time, id) > (${after.time}, ${after.id})`);
-    const { rows } = await sql<LocationRow>`select * from locations where ${sql.join(where, sql` and `)}
-      order by time, id limit ${batchRows}`.execute(db);
+    const { rows } = await sql<Pick<LocationRow, C | 'time' | 'id'>>`select ${selected} from locations
+      where ${sql.join(where, sql` and `)} order by time, id limit ${batchRows}`.execute(db);
     const last = rows.at(-1);
-    const more = rows.length === batchRows;
-    // Nothing here refers to `rows` once it is handed out, so a consumer that drops it lets it
-    // go while this generator waits.
-    if (last) yield rows;
-    if (!more || !last) return;
+    if (!last) return;
     after = { time: last.time, id: last.id };
+    const more = rows.length === batchRows;
+    yield* lend(rows);
+    if (!more) return;
   }
 }
 
