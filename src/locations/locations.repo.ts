@@ -15,22 +15,6 @@ export function selectLocationPage(db: Db, audience: Audience, page: PageQuery, 
   return selectPage(db, 'locations', audience, page, box ? boxFilter(box) : undefined);
 }
 
-const LOCATION_COLUMNS = [
-  'user_id',
-  'id',
-  'scope',
-  'time',
-  'created_at',
-  'lat',
-  'lon',
-  'alt',
-  'accuracy',
-  'speed',
-  'heading',
-  'source',
-  'hidden',
-] as const satisfies readonly (keyof LocationRow)[];
-
 /** The columns a point's API object is made from (`toLocation`): what a download reads. */
 export const LOCATION_FIELDS = [
   'id',
@@ -46,6 +30,9 @@ export const LOCATION_FIELDS = [
   'source',
 ] as const satisfies readonly (keyof LocationRow)[];
 export type LocationFields = Pick<LocationRow, (typeof LOCATION_FIELDS)[number]>;
+
+/** The columns an insert writes: the point's, its owner and whether a privacy zone hides it. */
+const LOCATION_COLUMNS = ['user_id', ...LOCATION_FIELDS, 'hidden'] as const satisfies readonly (keyof LocationRow)[];
 
 /**
  * Inserts a batch in one statement (atomic); a point already stored is skipped. Returns how many
