@@ -139,6 +139,33 @@ describe('the cache on its own', () => {
     expect(calls).toBe(3);
   });
 
+  it('serves requests that use one token at the same time from the copy, each checking the version', async () => {
+    const owner = await createTestUser(t.database);
+    calls = 0;
+    clock = 1_000;
+    answer = { userId: owner.id, clientId: 'c', grantId: 'g', permissions: new Set(), expiresAt: 9_000 };
+    const resolve = cachedBearerResolver(t.database.db, resolveCounting, { now: () => clock });
+    await resolve('shared');
+    expect(calls).toBe(2);
+    // Ten at once, as an app with ten connections sends them: none resolves the token again.
+    const all = await Promise.all(Array.from({ length: 10 }, () => resolve('shared')));
+    expect(all.map((auth) => auth?.userId)).toEqual(Array(10).fill(owner.id));
+    expect(calls).toBe(2);
+    // A revocation moves the person's version: every request after it, at once or not, asks
+    // the OAuth server again and gets nothing.
+    await t.database.db
+      .updateTable('users')
+      .set((eb) => ({ auth_version: eb('auth_version', '+', 1) }))
+      .where('id', '=', owner.id)
+      .execute();
+    answer = undefined;
+    const after = await Promise.all(Array.from({ length: 10 }, () => resolve('shared')));
+    expect(after).toEqual(Array(10).fill(undefined));
+    expect(calls).toBe(12);
+    expect(await resolve('shared')).toBeUndefined();
+    expect(calls).toBe(13);
+  });
+
   it('keeps at most the given number of tokens, dropping the least recently used', async () => {
     const owner = await createTestUser(t.database);
     calls = 0;

@@ -75,13 +75,16 @@ export function cachedBearerResolver(
     const key = sha256Hex(token);
     const hit = cache.get(key);
     if (hit) {
-      cache.delete(key); // re-inserted below when still good: the Map's order is the LRU order
-      if (hit.grant.expiresAt > now()) {
-        const state = await findAuthState(db, hit.grant.userId);
-        if (state?.auth_version === hit.version) {
-          cache.set(key, hit);
-          return { ...hit.grant, username: state.username };
-        }
+      // The copy stays in the cache while its version is read: requests with the same token
+      // that arrive meanwhile use it too, each checking the version itself. (Taking it out
+      // until the read was done sent about half of the requests of an app with ten connections
+      // to `fresh`: three statements more each.)
+      const state = hit.grant.expiresAt > now() ? await findAuthState(db, hit.grant.userId) : undefined;
+      const current = cache.get(key) === hit;
+      if (current) cache.delete(key);
+      if (state?.auth_version === hit.version) {
+        if (current) cache.set(key, hit); // most recently used last: the Map's order is the LRU order
+        return { ...hit.grant, username: state.username };
       }
     }
     return fresh(key, token);
