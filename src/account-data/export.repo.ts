@@ -3,30 +3,20 @@
 // files in hash order (migration 0013). Constant memory however long the history is.
 import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
-import { lend } from '../db/batches.ts';
+import { keysetBatches } from '../db/batches.ts';
 import type { ItemRow, ItemTable } from '../items/items.repo.ts';
 
 export const BATCH = 1000;
 
 /** Every item of the person, oldest first, `BATCH` rows at a time. */
-export async function* ownItemBatches<T extends ItemTable>(
-  db: Db,
-  table: T,
-  userId: string,
-): AsyncGenerator<ItemRow<T>[]> {
-  let after: { time: number; id: string } | undefined;
-  for (;;) {
+export function ownItemBatches<T extends ItemTable>(db: Db, table: T, userId: string): AsyncGenerator<ItemRow<T>[]> {
+  return keysetBatches(async (after) => {
     const keyset = after ? sql`and (${sql.ref('time')}, ${sql.ref('id')}) > (${after.time}, ${after.id})` : sql``;
     const { rows } = await sql<ItemRow<T>>`select * from ${sql.table(table)}
       where ${sql.ref('user_id')} = ${userId} ${keyset}
       order by ${sql.ref('time')}, ${sql.ref('id')} limit ${BATCH}`.execute(db);
-    const last = rows.at(-1);
-    if (!last) return;
-    after = { time: last.time, id: last.id };
-    const more = rows.length === BATCH;
-    yield* lend(rows);
-    if (!more) return;
-  }
+    return rows;
+  }, BATCH);
 }
 
 export interface StoredMediaFile {

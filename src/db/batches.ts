@@ -16,3 +16,30 @@ export async function* lend<T>(batch: T[]): AsyncGenerator<T[], void, undefined>
     batch.length = 0;
   }
 }
+
+/** Where a keyset read goes on from: the last row's `(time, id)`. */
+export interface Keyset {
+  time: number;
+  id: string;
+}
+
+/**
+ * Every row `read` returns, batch after batch: each read gets the key of the last row before
+ * it (none the first time) and returns at most `size` rows in `(time, id)` order; a shorter
+ * batch is the last. Each batch is lent (`lend`).
+ */
+export async function* keysetBatches<R extends Keyset>(
+  read: (after: Keyset | undefined) => Promise<R[]>,
+  size: number,
+): AsyncGenerator<R[], void, undefined> {
+  let after: Keyset | undefined;
+  for (;;) {
+    const rows = await read(after);
+    const last = rows.at(-1);
+    if (!last) return;
+    after = { time: last.time, id: last.id };
+    const more = rows.length === size;
+    yield* lend(rows);
+    if (!more) return;
+  }
+}

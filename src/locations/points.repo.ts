@@ -8,7 +8,7 @@ import type { ScopeValue } from '../db/schema.ts';
 import type { Box } from '../items/box.ts';
 import { boxFilter } from '../items/box.repo.ts';
 import type { LocationRow } from './locations.repo.ts';
-import { lend } from '../db/batches.ts';
+import { keysetBatches } from '../db/batches.ts';
 
 export const BATCH_ROWS = 5000;
 
@@ -40,7 +40,7 @@ function conditions(query: PointsQuery): Expression<SqlBool>[] {
  * Every matching row, oldest first, in batches of `batchRows`, with the columns asked for (and
  * `time` and `id`, the keyset's). A batch is the consumer's until it asks for the next one.
  */
-export async function* eachBatch<C extends keyof LocationRow>(
+export function eachBatch<C extends keyof LocationRow>(
   db: Db,
   query: PointsQuery,
   columns: readonly C[],
@@ -49,19 +49,13 @@ export async function* eachBatch<C extends keyof LocationRow>(
   const selected = sql.join(
     [...new Set<keyof LocationRow>(['time', 'id', ...columns])].map((column) => sql.ref(column)),
   );
-  let after: { time: number; id: string } | undefined;
-  for (;;) {
+  return keysetBatches(async (after) => {
     const where = conditions(query);
     if (after) where.push(sql<SqlBool>`(time, id) > (${after.time}, ${after.id})`);
     const { rows } = await sql<Pick<LocationRow, C | 'time' | 'id'>>`select ${selected} from locations
       where ${sql.join(where, sql` and `)} order by time, id limit ${batchRows}`.execute(db);
-    const last = rows.at(-1);
-    if (!last) return;
-    after = { time: last.time, id: last.id };
-    const more = rows.length === batchRows;
-    yield* lend(rows);
-    if (!more) return;
-  }
+    return rows;
+  }, batchRows);
 }
 
 /** The last point before `beforeMs` (the start of a segment into a range). */
