@@ -15,6 +15,7 @@ import { healthRoutes } from './http/health.ts';
 import { RequestLogController } from './logger.ts';
 import metrics, { type ResponseLabels } from './http/metrics.ts';
 import openapi from './http/openapi.ts';
+import refuseNul from './http/nul.ts';
 import plumbing, { clientErrorHandler, frameworkErrors, requestId } from './http/plumbing.ts';
 import { importsRoutes } from './imports/imports.routes.ts';
 import { infoRoutes } from './info/info.routes.ts';
@@ -127,6 +128,7 @@ export async function buildApp({ config, database, logger, onJobsQueued }: AppDe
   }
   app.setErrorHandler(handleError);
   await app.register(plumbing);
+  await app.register(refuseNul);
   await app.register(openapi, { baseUrl: config.baseUrl });
   await app.register(metrics, { token: config.metricsToken, loopback: config.metricsLoopback });
   await app.register(cors);

@@ -6,6 +6,7 @@ import type { MultipartFile } from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import { rm } from 'node:fs/promises';
 import { AppError, badRequest } from './errors.ts';
+import { NUL_REFUSED } from './nul.ts';
 
 /** A multipart error as the problem the client gets (413 over `limit`, 415, 400). */
 export function multipartError(error: unknown, limit: number): unknown {
@@ -45,6 +46,10 @@ export async function receiveOneFile<F extends { path: string }>(
   const fields: Record<string, string> = {};
   try {
     for await (const part of request.parts()) {
+      const text = part.type === 'file' ? part.filename : String(part.value);
+      if (text.includes('\0')) {
+        throw badRequest(NUL_REFUSED);
+      }
       if (part.type === 'file') {
         if (part.fieldname !== 'file' || file) throw badRequest('Send one file, in the part named "file".');
         file = await save(part);
