@@ -103,8 +103,9 @@ export async function pagesRoutes(app: FastifyInstance, { db, config }: { db: Db
   await app.register(formbody);
   const hide = { schema: { hide: true } };
 
-  app.get<{ Querystring: { token?: string } }>('/setup', hide, async (request, reply) => {
-    const token = request.query.token ?? '';
+  // A query or form field given twice arrives as an array: such a link is not the one printed.
+  app.get<{ Querystring: { token?: string | string[] } }>('/setup', hide, async (request, reply) => {
+    const token = typeof request.query.token === 'string' ? request.query.token : '';
     if (!(await setupTokenIsValid(db, token))) {
       return sendPage(
         reply,
@@ -130,7 +131,7 @@ export async function pagesRoutes(app: FastifyInstance, { db, config }: { db: Db
   app.post<{ Body: AccountForm }>('/setup', hide, async (request, reply) => {
     const form = request.body ?? {};
     try {
-      const user = await redeemSetupToken(db, form.token ?? '', newUserFrom(form));
+      const user = await redeemSetupToken(db, typeof form.token === 'string' ? form.token : '', newUserFrom(form));
       return sendPage(
         reply,
         201,
