@@ -131,7 +131,7 @@ console.log(
 );
 console.log('box                    kept     sql  widened  points');
 for (const [name, owner, box] of boxes) {
-  const ctx = { owner, scope: 'public' as const, query: query(box), byOwner: false };
+  const ctx = { owner, scope: 'public' as const, query: query(box), byOwner: false, exact: false };
   let shown = 0;
   const kept = await median(async () => (shown = (await listLocations(db, ctx)).items.length));
   const inSql = await median(() => sqlPage(owner.id, box));

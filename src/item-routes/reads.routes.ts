@@ -15,6 +15,7 @@ import { ownerByUsername, type CollectionParams } from '../items/items.logic.ts'
 import { IdParams } from '../items/items.schemas.ts';
 import type { ItemKind } from '../items/kinds.ts';
 import { checkpoint, type PageCache } from '../items/public-pages.ts';
+import { readsExactly } from '../privacy/places.ts';
 import { pageReplies } from './reads.reply.ts';
 
 const emptyNumbersAre400 = rejectEmptyNumbers(['count', 'since_time', 'until_time']);
@@ -53,7 +54,8 @@ export function registerItemReads<Q extends CollectionParams, T>(
     },
     async (request, reply) => {
       const owner = { id: request.auth!.userId, username: request.auth!.username };
-      return sendPage(request, reply, { owner, scope: 'private', query: request.query as Q, byOwner: true });
+      const ctx = { owner, scope: 'private' as const, query: request.query as Q, byOwner: true, exact: true };
+      return sendPage(request, reply, ctx);
     },
   );
 
@@ -72,7 +74,9 @@ export function registerItemReads<Q extends CollectionParams, T>(
     },
     async (request, reply) => {
       const owner = { id: request.auth!.userId, username: request.auth!.username };
-      return sendPage(request, reply, { owner, scope: 'public', query: request.query as Q, byOwner: true });
+      // The owner's own public items: exact with `get_private_scope`, else as strangers see them.
+      const exact = readsExactly(owner.id, request.auth);
+      return sendPage(request, reply, { owner, scope: 'public', query: request.query as Q, byOwner: true, exact });
     },
   );
 
@@ -101,7 +105,7 @@ export function registerItemReads<Q extends CollectionParams, T>(
       const { username } = request.params as { username: string };
       const checked = checkpoint(pages);
       const { version, ...owner } = await ownerByUsername(db, username);
-      const ctx = { owner, scope: 'public' as const, query: request.query as Q, byOwner: false };
+      const ctx = { owner, scope: 'public' as const, query: request.query as Q, byOwner: false, exact: false };
       return sendPublicPage(request, reply, ctx, { version, checked });
     },
   );

@@ -28,6 +28,8 @@ const NAMES = Object.keys(PLACES) as Name[];
 
 let t: TestApp;
 let reader: string;
+/** The owner's token given no permission: it reads the owner's public collection as strangers do. */
+let appToken: string;
 let viewer: string;
 /** Each place twice: a public point and a private one, by id. */
 const named = new Map<string, { name: Name; scope: 'public' | 'private' }>();
@@ -38,6 +40,7 @@ beforeAll(async () => {
   const owner = await createTestUser(t.database, { username: 'globe' });
   await updateSettings(t.database.db, owner.id, { publicLocationPrecisionM: 1000 });
   reader = await tokenFor(t, owner, ['get_private_scope']);
+  appToken = await tokenFor(t, owner, []);
   viewer = await tokenFor(t, owner, ['get_views', 'manage_views', 'get_private_scope']);
   for (const [index, name] of NAMES.entries()) {
     for (const scope of ['public', 'private'] as const) {
@@ -86,7 +89,7 @@ async function everywhere(bbox: string): Promise<Record<string, Name[]>> {
   return {
     owner: namesOf(await ids(`/locations/private?bbox=${bbox}&count=1000`, reader), 'private'),
     public: namesOf(await ids(`/locations/public/globe?bbox=${bbox}&count=1000`), 'public'),
-    ownPublic: namesOf(await ids(`/locations/public?bbox=${bbox}&count=1000`, reader), 'public'),
+    ownPublic: namesOf(await ids(`/locations/public?bbox=${bbox}&count=1000`, appToken), 'public'),
     privateView: namesOf(await viewIds('private'), 'private'),
     publicView: namesOf(await viewIds('public'), 'public'),
   };
@@ -124,6 +127,11 @@ describe('boxes return what they contain', () => {
     expect(exact).toEqual({ owner: ['lonely'], public: [], ownPublic: [], privateView: ['lonely'], publicView: [] });
     const published = (await get(`/locations/id/${publicIds.get('lonely')}`)).json<{ lat: number; lon: number }>();
     expect(published).toMatchObject(roundPoint(lat, lon, 1000));
+    // The owner reading with get_private_scope judges their public points exactly.
+    const ownExact = async (box: string) =>
+      (await get(`/locations/public?bbox=${box}&count=1000`, reader)).json<{ id: string }[]>().map((p) => p.id);
+    expect(await ownExact(`${lon},${lat},${lon},${lat}`)).toEqual([publicIds.get('lonely')]);
+    expect(await ownExact(`${published.lon},${published.lat},${published.lon},${published.lat}`)).toEqual([]);
     const atPublished = await everywhere(`${published.lon},${published.lat},${published.lon},${published.lat}`);
     expect(atPublished).toEqual({
       owner: [],

@@ -13,6 +13,11 @@ export interface ListContext<Q> {
   query: Q;
   /** Whether the owner is the caller (the token's collections) or anyone (`/public/<username>`). */
   byOwner: boolean;
+  /**
+   * Whether the reader sees the items exactly: the owner reading with `get_private_scope`
+   * (src/privacy/places.ts `readsExactly`). Otherwise public items are shown as strangers see them.
+   */
+  exact: boolean;
 }
 
 /** Another representation of a page (GeoJSON, GPX, Atom, JSON Feed): a content type and its bytes. */

@@ -179,8 +179,8 @@ const DOWNLOAD_BY_ACCEPT = [
 
 /**
  * The whole collection (or its time range) as a stream, when the request says `all=true`;
- * undefined otherwise. Public collections are public points at the owner's precision, as
- * their pages are; the owner's private collection is exact.
+ * undefined otherwise. Public collections are public points as strangers get them, as their
+ * pages are; the owner reading with `get_private_scope` gets them exact, as the private ones.
  */
 export async function locationDownload(
   db: Db,
@@ -195,7 +195,7 @@ export async function locationDownload(
   if (errors.length > 0) throw badRequest('A download (all=true) takes since_time and until_time only.', errors);
   const { sinceMs, untilMs } = toPageQuery(ctx.query);
   const format = chosenFormat(accept, ctx.query.format, DOWNLOAD_BY_ACCEPT);
-  const places = ctx.scope === 'public' ? await publicPlacesOf(db, ctx.owner.id) : EXACT_PLACES;
+  const places = ctx.scope === 'private' || ctx.exact ? EXACT_PLACES : await publicPlacesOf(db, ctx.owner.id);
   const { username } = ctx.owner;
   const out = writer(format, `${username}: ${ctx.scope} locations`);
   const query = { userId: ctx.owner.id, scope: ctx.scope, sinceMs, untilMs };

@@ -9,7 +9,7 @@ import { msToSeconds, nowMs } from '../lib/time.ts';
 import { findUserById } from '../users/users.repo.ts';
 import { readBox, type Box } from '../items/box.ts';
 import { servedPlaceFilter } from '../privacy/served-box.ts';
-import { EXACT_PLACES, publicPlacesFor, publicPlacesOf, type PublicPlaces } from '../privacy/places.ts';
+import { EXACT_PLACES, placesForReader, publicPlacesOf, readsExactly, type PublicPlaces } from '../privacy/places.ts';
 import { getSettings } from '../settings/settings.logic.ts';
 import { parseBatch, type PointInput } from './locations.ingest.ts';
 import {
@@ -36,26 +36,25 @@ export interface LocationsParams extends CollectionParams {
 }
 
 /**
- * The API object. A public point is always served at the owner's precision, to everyone
- * including the owner (who reads the exact points in the private collection of their own).
+ * The API object. A public point is shown as `places` shows it (src/privacy/places.ts): to
+ * strangers at the owner's precision with nothing else measured, to the owner reading with
+ * `get_private_scope` exactly (`EXACT_PLACES`).
  */
 export function toLocation(row: LocationFields, username: string, places: PublicPlaces): Location {
-  // A hidden point reaches here only for its owner (strangers' queries leave it out): rounded.
-  const rounded = row.scope === 'public' ? places.round(row.lat, row.lon) : row;
-  const precisionM = places.precisionM;
-  const accuracy = row.scope === 'public' && precisionM > 0 ? Math.max(row.accuracy ?? 0, precisionM) : row.accuracy;
+  // A hidden point reaches here only for its owner, who reads it exactly.
+  const shown = row.scope === 'public' ? places.point(row) : row;
   return {
     id: row.id,
     username,
     scope: row.scope,
     time: msToSeconds(row.time),
-    lat: rounded.lat,
-    lon: rounded.lon,
-    alt: row.alt,
-    accuracy,
-    speed: row.speed,
-    heading: row.heading,
-    source: row.source,
+    lat: shown.lat,
+    lon: shown.lon,
+    alt: shown.alt,
+    accuracy: shown.accuracy,
+    speed: shown.speed,
+    heading: shown.heading,
+    source: shown.source,
     created_at: msToSeconds(row.created_at),
   };
 }
@@ -76,7 +75,8 @@ export async function listLocations(db: Db, ctx: ListContext<LocationsParams>): 
   const box = ctx.query.bbox === undefined ? undefined : parseBox(ctx.query.bbox);
   const page = toPageQuery(ctx.query);
   const audience = { owner: ctx.owner.id, scope: ctx.scope };
-  if (ctx.scope === 'private') {
+  if (ctx.scope === 'private' || ctx.exact) {
+    // The owner's own reading: exact places, so the box is the exact one too.
     const result = await selectLocationPage(db, audience, page, box);
     return pageOf(result, (row) => toLocation(row, ctx.owner.username, EXACT_PLACES));
   }
@@ -102,7 +102,8 @@ export async function listLocations(db: Db, ctx: ListContext<LocationsParams>): 
 export async function getLocation(db: Db, id: string, auth: Auth | undefined): Promise<Location> {
   const row = await readItem(db, 'locations', id, auth);
   const owner = await findUserById(db, row.user_id);
-  return toLocation(row, owner?.username ?? '', await publicPlacesFor(db, row.user_id, [row]));
+  const places = await placesForReader(db, row.user_id, readsExactly(row.user_id, auth), [row]);
+  return toLocation(row, owner?.username ?? '', places);
 }
 
 /** Stores a batch for the token's owner; the same point (time, lat, lon) twice is stored once. */

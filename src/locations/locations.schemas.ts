@@ -11,17 +11,21 @@ export const LocationSchema = Type.Object(
     time: Type.Number({ description: 'When the point was recorded, Unix epoch seconds.' }),
     lat: Type.Number({ minimum: -90, maximum: 90 }),
     lon: Type.Number({ minimum: -180, maximum: 180 }),
-    alt: Nullable('Metres above the WGS84 ellipsoid (as GPS reports it).'),
-    accuracy: Nullable("Horizontal accuracy in metres. Public points: at least the owner's precision."),
-    speed: Nullable('Metres per second.'),
-    heading: Nullable('Degrees clockwise from true north, 0 to 360.'),
-    source: Type.Union([Type.String(), Type.Null()], { description: 'The service it came from, or null.' }),
+    alt: Nullable('Metres above the WGS84 ellipsoid (as GPS reports it). Public points above precision 0: null.'),
+    accuracy: Nullable("Horizontal accuracy in metres. Public points above precision 0: the owner's precision."),
+    speed: Nullable('Metres per second. Public points above precision 0: null.'),
+    heading: Nullable('Degrees clockwise from true north, 0 to 360. Public points above precision 0: null.'),
+    source: Type.Union([Type.String(), Type.Null()], {
+      description: 'The id of the service it came from, or null; null in every public answer (a service is private).',
+    }),
     created_at: Type.Number({ description: 'When Waypost stored it, Unix epoch seconds.' }),
   },
   {
     $id: 'Location',
     description:
-      "A point of a location history. Public points are served rounded to the owner's `public_location_precision_m`.",
+      "A point of a location history. Public points are served to strangers rounded to the owner's " +
+      '`public_location_precision_m`, with nothing else measured above precision 0; the owner reading with ' +
+      '`get_private_scope` gets them exact.',
   },
 );
 

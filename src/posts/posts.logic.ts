@@ -5,7 +5,7 @@ import { pageOf, readItem, toPageQuery, type CollectionParams, type Page, type S
 import type { ListContext } from '../items/kinds.ts';
 import { newId } from '../lib/ids.ts';
 import { msToSeconds, nowMs } from '../lib/time.ts';
-import { EXACT_PLACES, publicPlacesFor, type PublicPlaces } from '../privacy/places.ts';
+import { EXACT_PLACES, placesForReader, readsExactly, type PublicPlaces } from '../privacy/places.ts';
 import { getSettings } from '../settings/settings.logic.ts';
 import { findUserById } from '../users/users.repo.ts';
 import { insertPost, ownMediumScopes, selectPostPage, type PostRow } from './posts.repo.ts';
@@ -76,8 +76,8 @@ export interface NewPost {
 }
 
 /**
- * The API object; a public post's location is served at the owner's precision, like a public
- * point, and its `media_ids` name only the media in `publicMedia` (the public ones), to everyone:
+ * The API object; a public post's location is shown as `places` shows it (at the owner's
+ * precision, none in a privacy zone; exact to the owner reading with `get_private_scope`), and its `media_ids` name only the media in `publicMedia` (the public ones), to everyone:
  * a medium made private after the post, or a post made public later, must not show a private
  * medium's id (docs/privacy.md).
  */
@@ -112,7 +112,7 @@ export async function listPosts(
   deliveriesOf: DeliveriesOf,
 ): Promise<Page<Post>> {
   const result = await selectPostPage(db, { owner: ctx.owner.id, scope: ctx.scope }, toPageQuery(ctx.query));
-  const places = await publicPlacesFor(db, ctx.owner.id, result.rows);
+  const places = await placesForReader(db, ctx.owner.id, ctx.exact, result.rows);
   const media = await publicMediaOf(db, ctx.owner.id, result.rows);
   if (!ctx.byOwner) return pageOf(result, (row) => toPost(row, ctx.owner.username, places, media));
   // The owner's own collections show each post's deliveries (docs/api.md "Objects").
@@ -131,7 +131,8 @@ export async function getPost(db: Db, id: string, auth: Auth | undefined, delive
   const row = await readItem(db, 'posts', id, auth);
   const owner = await findUserById(db, row.user_id);
   const media = await publicMediaOf(db, row.user_id, [row]);
-  const post = toPost(row, owner?.username ?? '', await publicPlacesFor(db, row.user_id, [row]), media);
+  const places = await placesForReader(db, row.user_id, readsExactly(row.user_id, auth), [row]);
+  const post = toPost(row, owner?.username ?? '', places, media);
   if (auth?.userId !== row.user_id) return post;
   return { ...post, deliveries: (await deliveriesOf(db, row.user_id, [row.id])).get(row.id) ?? [] };
 }

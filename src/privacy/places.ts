@@ -12,11 +12,22 @@ import {
   type PlaceSettings,
 } from './places.repo.ts';
 import { roundPoint } from './precision.ts';
-import { hiddenReachM, hideRule, parseZones, type HideRule, type Zone } from './zones.ts';
+import { hiddenReachM, hideRule, HIDES_NOTHING, parseZones, type HideRule, type Zone } from './zones.ts';
 
 /** The precision of a person who has not chosen one: 1000 m hides the house, not the town. */
 export const PRECISION_DEFAULT_M = 1000;
 export const PRECISION_MAX_M = 100_000;
+
+/** What a point says besides its time: its place, what the device measured, and where it came from. */
+export interface PointDetails {
+  lat: number;
+  lon: number;
+  alt: number | null;
+  accuracy: number | null;
+  speed: number | null;
+  heading: number | null;
+  source: string | null;
+}
 
 export interface PublicPlaces {
   precisionM: number;
@@ -26,16 +37,65 @@ export interface PublicPlaces {
   round(lat: number, lon: number): { lat: number; lon: number };
   /** Where a public item at this exact place is shown to anyone: rounded, or nowhere (null) in a zone. */
   serve(lat: number, lon: number): { lat: number; lon: number } | null;
+  /** What a public point at this exact place says to the reader (docs/privacy.md "What a public point says"). */
+  point(point: PointDetails): PointDetails;
 }
 
+/**
+ * A public point as strangers get it. Above precision 0 only its rounded place and its time: the
+ * device's speed and heading would let anyone integrate the track and pin it inside the cells
+ * (dead reckoning), and altitude and accuracy are exact measurements too, so they are null and
+ * the accuracy is the precision. At precision 0 the owner publishes exact points, measurements
+ * and all. `source` names one of the owner's services, a private object: null for strangers.
+ */
+function strangersPoint(precisionM: number, round: PublicPlaces['round']) {
+  return (point: PointDetails): PointDetails => {
+    if (precisionM <= 0) return { ...point, source: null };
+    return {
+      ...round(point.lat, point.lon),
+      alt: null,
+      accuracy: precisionM,
+      speed: null,
+      heading: null,
+      source: null,
+    };
+  };
+}
+
+/** How strangers are shown a person's public items, at this precision and these zones. */
 export function publicPlaces(precisionM: number, zones: readonly Zone[] = []): PublicPlaces {
   const hides = hideRule(zones, precisionM);
   const round = (lat: number, lon: number) => roundPoint(lat, lon, precisionM);
-  return { precisionM, hides, round, serve: (lat, lon) => (hides(lat, lon) ? null : round(lat, lon)) };
+  const serve = (lat: number, lon: number) => (hides(lat, lon) ? null : round(lat, lon));
+  return { precisionM, hides, round, serve, point: strangersPoint(precisionM, round) };
 }
 
-/** Exact places and no zones: the owner's own copy of their data (the export). */
-export const EXACT_PLACES = publicPlaces(0);
+/**
+ * Exact places, every field, no zones: the owner's own reading (with `get_private_scope`), their
+ * export, their private items.
+ */
+export const EXACT_PLACES: PublicPlaces = {
+  precisionM: 0,
+  hides: HIDES_NOTHING,
+  round: (lat, lon) => ({ lat, lon }),
+  serve: (lat, lon) => ({ lat, lon }),
+  point: (point) => ({ ...point }),
+};
+
+/** Who reads a person's items: a token's owner and permissions, or nobody (no token). */
+export interface Reader {
+  userId: string;
+  permissions: { has(permission: 'get_private_scope'): boolean };
+}
+
+/**
+ * Whether `reader` sees the owner's items exactly: only the owner with `get_private_scope`, the
+ * permission that reads private items (docs/privacy.md). Anyone else, the owner's token without
+ * it included, gets what strangers get.
+ */
+export function readsExactly(ownerId: string, reader: Reader | undefined): boolean {
+  return reader?.userId === ownerId && reader.permissions.has('get_private_scope');
+}
 
 function placesFrom(settings: PlaceSettings | undefined): PublicPlaces {
   if (!settings) return publicPlaces(PRECISION_DEFAULT_M);
@@ -59,6 +119,16 @@ export async function publicPlacesFor(
   const needed = rows.some((row) => row.scope === 'public' && row.lat !== null);
   // No public item with a place: nothing is served, so exact places stand in.
   return needed ? publicPlacesOf(db, userId) : EXACT_PLACES;
+}
+
+/** The places a reader is shown the owner's `rows` at: exact when `exact` (`readsExactly`), else the public ones. */
+export async function placesForReader(
+  db: Db,
+  userId: string,
+  exact: boolean,
+  rows: readonly { scope: string; lat: number | null }[],
+): Promise<PublicPlaces> {
+  return exact ? EXACT_PLACES : publicPlacesFor(db, userId, rows);
 }
 
 /**

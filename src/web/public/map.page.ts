@@ -127,12 +127,14 @@ export async function mapPage(db: Db, config: Config, viewer: Viewer, raw: Recor
   return { body, head, status: Object.keys(errors).length > 0 ? 400 : 200 };
 }
 
-/** The person's latest point of either scope, as they see it (public ones rounded, docs/privacy.md). */
+/** The person's latest point of either scope, exact: they read their own history (docs/privacy.md). */
 async function latestPlace(db: Db, viewer: Viewer): Promise<{ lat: number; lon: number } | undefined> {
   const owner = { id: viewer.id, username: viewer.username };
   const query = { count: 1, order: 'desc' as const };
   const [own, open] = await Promise.all(
-    (['private', 'public'] as const).map((scope) => listLocations(db, { owner, scope, query, byOwner: true })),
+    (['private', 'public'] as const).map((scope) =>
+      listLocations(db, { owner, scope, query, byOwner: true, exact: true }),
+    ),
   );
   const latest = [own?.items[0], open?.items[0]]
     .filter((point) => point !== undefined)

@@ -90,7 +90,7 @@ export async function profileEntries(
   if (cursor !== undefined) decodeCursor(cursor);
   const owner = { id: person.id, username: person.username };
   const query = { count: PROFILE_PAGE_SIZE, order: 'desc' as const, cursor };
-  const page = await listPosts(db, { owner, scope: 'public', query, byOwner: false }, deliveriesForPosts);
+  const page = await listPosts(db, { owner, scope: 'public', query, byOwner: false, exact: false }, deliveriesForPosts);
   return { items: await withMedia(db, baseUrl, person, page.items), next: page.next };
 }
 
@@ -113,7 +113,13 @@ export async function latestPublicPlace(
   person: Pick<Person, 'id' | 'username'>,
 ): Promise<{ lat: number; lon: number } | undefined> {
   const owner = { id: person.id, username: person.username };
-  const page = await listLocations(db, { owner, scope: 'public', query: { count: 1, order: 'desc' }, byOwner: false });
+  const page = await listLocations(db, {
+    owner,
+    scope: 'public',
+    query: { count: 1, order: 'desc' },
+    byOwner: false,
+    exact: false,
+  });
   const latest = page.items[0];
   return latest ? { lat: latest.lat, lon: latest.lon } : undefined;
 }
