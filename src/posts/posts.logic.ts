@@ -93,7 +93,9 @@ export function toPost(row: PostRow, username: string, places: PublicPlaces, pub
     created_at: msToSeconds(row.created_at),
     media_ids: row.scope === 'public' ? mediaIds.filter((id) => publicMedia.has(id)) : mediaIds,
     location: exact && row.scope === 'public' ? places.serve(exact.lat, exact.lon) : exact,
-    source: row.source,
+    // The service a post came from is one of the owner's services, a private object: strangers
+    // get the original's address (`source_url`, public where it came from) but not the service.
+    source: row.scope === 'public' && !places.exact ? null : row.source,
     source_url: row.source_url ?? null,
   };
 }

@@ -30,6 +30,8 @@ export interface PointDetails {
 }
 
 export interface PublicPlaces {
+  /** Whether these are the owner's exact places (`EXACT_PLACES`): then nothing is hidden from the reader. */
+  exact: boolean;
   precisionM: number;
   /** Whether an exact place lies in the area the owner's privacy zones hide. */
   hides: HideRule;
@@ -67,7 +69,7 @@ export function publicPlaces(precisionM: number, zones: readonly Zone[] = []): P
   const hides = hideRule(zones, precisionM);
   const round = (lat: number, lon: number) => roundPoint(lat, lon, precisionM);
   const serve = (lat: number, lon: number) => (hides(lat, lon) ? null : round(lat, lon));
-  return { precisionM, hides, round, serve, point: strangersPoint(precisionM, round) };
+  return { exact: false, precisionM, hides, round, serve, point: strangersPoint(precisionM, round) };
 }
 
 /**
@@ -75,6 +77,7 @@ export function publicPlaces(precisionM: number, zones: readonly Zone[] = []): P
  * export, their private items.
  */
 export const EXACT_PLACES: PublicPlaces = {
+  exact: true,
   precisionM: 0,
   hides: HIDES_NOTHING,
   round: (lat, lon) => ({ lat, lon }),
@@ -107,6 +110,9 @@ export async function publicPlacesOf(db: Db, userId: string): Promise<PublicPlac
   return placesFrom(await findPlaceSettings(db, userId));
 }
 
+/** Strangers' rule for a page with no public place on it: what else it hides still holds. */
+const UNPLACED = publicPlaces(PRECISION_DEFAULT_M);
+
 /**
  * The owner's public places, read only when one of `rows` is a public item with a place
  * (a page of private items, or of posts without a location, costs no query).
@@ -117,8 +123,8 @@ export async function publicPlacesFor(
   rows: readonly { scope: string; lat: number | null }[],
 ): Promise<PublicPlaces> {
   const needed = rows.some((row) => row.scope === 'public' && row.lat !== null);
-  // No public item with a place: nothing is served, so exact places stand in.
-  return needed ? publicPlacesOf(db, userId) : EXACT_PLACES;
+  // No public item with a place: no place is served, so the default rule stands in, unread.
+  return needed ? publicPlacesOf(db, userId) : UNPLACED;
 }
 
 /** The places a reader is shown the owner's `rows` at: exact when `exact` (`readsExactly`), else the public ones. */

@@ -238,6 +238,37 @@ describe('a point a tracker brought', () => {
   }
 });
 
+describe('a post a service brought', () => {
+  it('names no service to strangers: by id, in the public collection and feeds, on the public page', async () => {
+    const owner = await createTestUser(t.database);
+    const token = await tokenFor(t, owner, ['create_service', 'create_post']);
+    const reader = await tokenFor(t, owner, ['get_private_scope']);
+    const created = await send('POST', '/services', token, { type: 'owntracks', name: 'phone', config: {} });
+    const service = created.json<{ id: string }>().id;
+    const posted = await send('POST', '/posts', token, { text: 'brought in', groups: [], scope: 'public' });
+    const id = posted.json<{ id: string }>().id;
+    // As an import of that service stores it (src/services/polling): the post names its service.
+    await t.database.db.updateTable('posts').set({ source: service }).where('id', '=', id).execute();
+
+    const mine = await get(`/posts/id/${id}`, reader);
+    expect(mine.json<Row>().source).toBe(service);
+    for (const [url, token] of [
+      [`/posts/id/${id}`, undefined],
+      [`/posts/id/${id}`, await tokenFor(t, owner, [])],
+      [`/posts/public/${owner.username}`, undefined],
+      [`/posts/public/${owner.username}?format=atom`, undefined],
+      [`/posts/public/${owner.username}?format=jsonfeed`, undefined],
+      [`/@${owner.username}`, undefined],
+      [`/@${owner.username}/${id}`, undefined],
+    ] as const) {
+      const response = await get(url, token);
+      expect(response.statusCode, url).toBe(200);
+      expect(response.body, url).toContain('brought in');
+      expect(response.body, url).not.toContain(service);
+    }
+  });
+});
+
 describe("the owner's own public items, read with get_private_scope", () => {
   const HOME = { lat: 48.137154, lon: 11.576124 };
   const AWAY = { lat: 48.2, lon: 11.7 };
