@@ -31,7 +31,11 @@ async function run(request: ChildRequest): Promise<void> {
         onBatch: (row) => send({ batch: row }),
       },
       request.importId,
-      (trx: Db = database.db) => extendLease(trx, holder, Date.now() + request.leaseMs, Date.now()),
+      (trx?: Db) => {
+        // Outside a batch (the statistics at the end): the server is told the child is at work.
+        if (!trx) void send({ alive: true });
+        return extendLease(trx ?? database.db, holder, Date.now() + request.leaseMs, Date.now());
+      },
     );
     reply = { done: outcome };
   } catch (error) {

@@ -29,6 +29,8 @@ export interface IsolateOptions {
   execArgv?: readonly string[];
   /** Told the child's process id once it runs (tests, metrics). */
   onStart?: (pid: number) => void;
+  /** A child that goes this long without a sign of progress is killed; default STALL_MS. */
+  stallMs?: number;
 }
 
 /** What the server sends the child: one import to run. */
@@ -43,7 +45,12 @@ export interface ChildRequest {
 }
 
 /** What the child sends back: each committed batch, then how the run ended. */
-export type ChildReply = { batch: ImportRow } | { done: RunOutcome } | { error: string; permanent: boolean };
+export type ChildReply =
+  | { batch: ImportRow }
+  /** The child renewed the lease between batches (the statistics at the end): it is at work. */
+  | { alive: true }
+  | { done: RunOutcome }
+  | { error: string; permanent: boolean };
 
 /** The child ended without an answer: killed, out of memory, crashed. */
 export class WorkerDied extends Error {
@@ -59,6 +66,12 @@ const NICENESS = 10;
 const OUT_OF_MEMORY = /heap out of memory|Reached heap limit/i;
 /** The end of the child's standard error, kept to tell why it died. */
 const STDERR_TAIL = 4096;
+/**
+ * A child that neither commits a batch nor renews its lease for this long is stuck (a reader
+ * spinning on a file), and is killed as a death: without this, the lease this side renews would
+ * let it hold a worker's place for ever. A batch is 2000 records; real files give one in seconds.
+ */
+export const STALL_MS = 10 * 60_000;
 
 function reasonOf(code: number | null, signal: NodeJS.Signals | null, stderr: string, memoryMb: number): string {
   if (OUT_OF_MEMORY.test(stderr)) return `ran out of memory (its heap limit is ${memoryMb} MiB)`;
@@ -107,8 +120,17 @@ export function runInChild(
     // Between batches (a long zip entry that holds no points, the statistics at the end) the
     // lease is kept here; when it is lost (a DELETE cancelled the import, another worker took the
     // job over) the child is stopped, as it would stop itself at its next batch.
+    let lastSign = Date.now();
+    const stallMs = options.stallMs ?? STALL_MS;
     const renewal = setInterval(
       () => {
+        if (Date.now() - lastSign > stallMs) {
+          const seconds = Math.round(stallMs / 1000);
+          finish(() => reject(new WorkerDied(`made no progress for ${seconds} s and was stopped`)));
+          return;
+        }
+        // A batch renewed it lately: no write here, which on SQLite would wait for the child's.
+        if (Date.now() - lastSign < options.leaseMs / 3) return;
         job.renewLease().then(
           (held) => {
             if (!held) finish(() => resolve('cancelled'));
@@ -116,7 +138,7 @@ export function runInChild(
           () => {}, // the database is away for a moment: the child's own renewal decides
         );
       },
-      Math.max(1000, options.leaseMs / 3),
+      Math.min(Math.max(1000, options.leaseMs / 3), stallMs),
     );
 
     function finish(settle: () => void) {
@@ -128,6 +150,8 @@ export function runInChild(
     }
 
     child.on('message', (reply: ChildReply) => {
+      lastSign = Date.now();
+      if ('alive' in reply) return;
       if ('batch' in reply) {
         Promise.resolve(extras.onBatch?.(reply.batch)).catch(() => {});
         return;

@@ -116,4 +116,53 @@ describe('an import in a child process', () => {
     const health = await fetch(`${t.baseUrl}/healthz`);
     expect(health.status).toBe(200);
   });
+
+  it('a child that makes no progress is stopped and counted as a death, not left holding the job', async () => {
+    const { id } = (await uploadImport(t, writer, JSON.stringify({ locations: [record(0)] }), 'Records.json')).json<{
+      id: string;
+    }>();
+    const pids: number[] = [];
+    const stuck = isolatedImportWorker(t, { worker: STUCK, stallMs: 1000, onStart: (pid) => pids.push(pid) });
+    expect(await stuck.runOnce()).toBe(1);
+    expect(await jobAndDeaths(id)).toEqual({ status: 'queued', attempts: 1, worker_deaths: 1 });
+    const job = await t.database.db.selectFrom('jobs').select('last_error').executeTakeFirstOrThrow();
+    expect(job).toEqual({
+      last_error: 'import_worker_died: the import worker made no progress for 1 s and was stopped',
+    });
+    await exited(pids[0]!);
+  });
+
+  it('DELETE stops the child of a running import', async () => {
+    const { id } = (await uploadImport(t, writer, JSON.stringify({ locations: [record(0)] }), 'Records.json')).json<{
+      id: string;
+    }>();
+    let started: (pid: number) => void = () => {};
+    const pid = new Promise<number>((resolve) => (started = resolve));
+    const run = isolatedImportWorker(t, { worker: STUCK, onStart: started, leaseMs: 3000 }).runOnce();
+    await pid;
+    const deleted = await t.app.inject({
+      method: 'DELETE',
+      url: `/imports/${id}`,
+      headers: { authorization: `Bearer ${writer}` },
+    });
+    expect(deleted.statusCode).toBe(204);
+    expect(await run).toBe(1);
+    await exited(await pid);
+    expect(await t.database.db.selectFrom('jobs').select(['status']).execute()).toEqual([{ status: 'cancelled' }]);
+  });
 });
+
+/** A module that takes the import and spins (test/import-worker-stuck.ts). */
+const STUCK = new URL('../../test/import-worker-stuck.ts', import.meta.url);
+
+/** Resolves once process `pid` is gone. */
+async function exited(pid: number): Promise<void> {
+  for (;;) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
