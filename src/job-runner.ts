@@ -36,6 +36,8 @@ export interface JobRunnerOptions {
   onPurged?: (purged: Purged) => void;
   /** Where an import's child process connects; default: the configured database (tests: their own). */
   importDatabase?: DatabaseOptions;
+  /** False runs imports in this process, as before issue 30 (the benchmark's comparison only). */
+  isolateImports?: boolean;
 }
 
 /** The child process an import runs in (src/imports/imports.fork.ts), beside this module as .ts or .js. */
@@ -106,14 +108,17 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
         now,
         restore: restoreDeps(config, media),
         // A hostile file costs the child its heap, never the server (docs/imports.md).
-        isolate: {
-          worker: IMPORT_WORKER,
-          database: options.importDatabase ?? databaseOptions(config),
-          config,
-          memoryMb: config.importMemoryMb,
-          leaseMs: config.jobLeaseSeconds * 1000,
-          execArgv: importNodeFlags(),
-        },
+        isolate:
+          options.isolateImports === false
+            ? undefined
+            : {
+                worker: IMPORT_WORKER,
+                database: options.importDatabase ?? databaseOptions(config),
+                config,
+                memoryMb: config.importMemoryMb,
+                leaseMs: config.jobLeaseSeconds * 1000,
+                execArgv: importNodeFlags(),
+              },
       }),
       [POLL_JOB]: pollHandler({
         db: database.db,
