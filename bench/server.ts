@@ -3,8 +3,10 @@
 // access token for that user (BENCH_TOKEN_PERMISSIONS, comma-separated; default write_locations),
 // the same way test/tokens.ts does. With BENCH_PORT set it listens on that port, its base URL
 // that origin (a browser signing in through the pages sends it). It prints
-// one JSON line `{port, token}` and serves until killed.
+// one JSON line `{port, token}` and serves until killed. With BENCH_JOBS=1 it runs the job worker
+// as `waypost serve` does (imports in child processes; BENCH_IMPORTS_IN_PROCESS=1: in this one).
 import { buildApp } from '../src/app.ts';
+import { createJobRunner, type JobRunner } from '../src/job-runner.ts';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
@@ -31,7 +33,16 @@ const config = loadConfig({
 });
 // Logs at the default level, as a server does, written to /dev/null (stdout carries the ready line).
 const logger = createLogger(config, pino.destination({ dest: '/dev/null', sync: true }));
-const app = await buildApp({ config, database, logger });
+const jobs: JobRunner | undefined = process.env.BENCH_JOBS
+  ? createJobRunner({
+      config,
+      database,
+      importDatabase: path.startsWith('postgres://') ? { url: path } : { sqlitePath: path },
+      isolateImports: !process.env.BENCH_IMPORTS_IN_PROCESS,
+    })
+  : undefined;
+const app = await buildApp({ config, database, logger, onJobsQueued: () => jobs?.worker.wake() });
+jobs?.start();
 await app.listen({ host: '127.0.0.1', port });
 const listening = (app.server.address() as { port: number }).port;
 const userId = process.env.BENCH_TOKEN_USER;

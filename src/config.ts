@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
+import type { DatabaseOptions } from './db/database.ts';
 
 /** Log levels pino knows, quietest last. */
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
@@ -49,6 +50,10 @@ export interface Config {
   /** Largest file in bytes for `POST /imports` (location history, docs/imports.md). `WAYPOST_IMPORT_LIMIT`,
    * default 4 GiB: a Google Takeout of years runs to gigabytes, and imports are streamed, never held in memory. */
   importLimit: number;
+  /** Heap of the child process an import runs in, in MiB (docs/imports.md "How an import runs").
+   * `WAYPOST_IMPORT_MEMORY_MB`, default 512: a reader holds one record of at most 16 MiB, and a file
+   * that needs more than this kills only its child, never the server. */
+  importMemoryMb: number;
   /** Memory for copies of public collection pages read without a token, in bytes
    * (src/items/public-pages.ts). `WAYPOST_PUBLIC_CACHE_MB`, default 64; 0 keeps no copies
    * (ETags and 304 still work). Per process. */
@@ -310,6 +315,11 @@ function mapOrigins(env: Env, style: MapStyle): string[] {
   return [...origins];
 }
 
+/** Where the configured database is: PostgreSQL at its URL, or SQLite in the data folder. */
+export function databaseOptions(config: Pick<Config, 'databaseUrl' | 'dataDir'>): DatabaseOptions {
+  return { url: config.databaseUrl, sqlitePath: join(config.dataDir, 'waypost.db') };
+}
+
 /** Reads and validates the configuration; throws a ConfigError naming the variable at fault. */
 export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, 'WAYPOST_PORT', 8080, 0, 65535);
@@ -327,6 +337,7 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimit: integer(env, 'WAYPOST_BODY_LIMIT', 1024 * 1024, 1024, 1024 * 1024 * 1024),
     uploadLimit: integer(env, 'WAYPOST_UPLOAD_LIMIT', 100 * 1024 * 1024, 1, 64 * 1024 * 1024 * 1024),
     importLimit: integer(env, 'WAYPOST_IMPORT_LIMIT', 4 * 1024 * 1024 * 1024, 1, 1024 * 1024 * 1024 * 1024),
+    importMemoryMb: integer(env, 'WAYPOST_IMPORT_MEMORY_MB', 512, 32, 65_536),
     publicCacheBytes: integer(env, 'WAYPOST_PUBLIC_CACHE_MB', 64, 0, 65_536) * 1024 * 1024,
     publicCacheRevalidateMs: integer(env, 'WAYPOST_PUBLIC_CACHE_REVALIDATE_MS', 1000, 0, 60_000),
     trustProxy: boolean(env, 'WAYPOST_TRUST_PROXY', false),

@@ -1,7 +1,9 @@
 // The worker as the server and `waypost worker` run it: configuration in, every job kind's handler
 // wired (the one place that knows them all, so src/jobs/ stays a queue that imports no feature).
-import type { Config } from './config.ts';
-import type { Database } from './db/database.ts';
+import { extname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { databaseOptions, type Config } from './config.ts';
+import type { Database, DatabaseOptions } from './db/database.ts';
 import { HOUSEKEEPING_JOB, housekeepingHandler, scheduleHousekeeping } from './housekeeping/housekeeping.job.ts';
 import type { Purged } from './housekeeping/housekeeping.ts';
 import { IMPORT_JOB, importHandler } from './imports/imports.job.ts';
@@ -32,7 +34,16 @@ export interface JobRunnerOptions {
   onError?: (error: unknown) => void;
   /** Told what each housekeeping run removed (the metric of src/http/metrics.ts). */
   onPurged?: (purged: Purged) => void;
+  /** Where an import's child process connects; default: the configured database (tests: their own). */
+  importDatabase?: DatabaseOptions;
+  /** False runs imports in this process, as before issue 30 (the benchmark's comparison only). */
+  isolateImports?: boolean;
 }
+
+/** The child process an import runs in (src/imports/imports.fork.ts), beside this module as .ts or .js. */
+const IMPORT_WORKER = new URL(`./import-worker${extname(fileURLToPath(import.meta.url))}`, import.meta.url);
+/** The server's own memory flags (scripts/server-flags.mjs), which suit an import's allocation too; not --watch and the like. */
+const importNodeFlags = () => process.execArgv.filter((flag) => flag.startsWith('--max-semi-space-size'));
 
 export interface JobRunner {
   worker: Worker;
@@ -92,7 +103,23 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
         baseUrl: config.baseUrl,
         media: media.deps,
       }),
-      [IMPORT_JOB]: importHandler({ database, now, restore: restoreDeps(config, media) }),
+      [IMPORT_JOB]: importHandler({
+        database,
+        now,
+        restore: restoreDeps(config, media),
+        // A hostile file costs the child its heap, never the server (docs/imports.md).
+        isolate:
+          options.isolateImports === false
+            ? undefined
+            : {
+                worker: IMPORT_WORKER,
+                database: options.importDatabase ?? databaseOptions(config),
+                config,
+                memoryMb: config.importMemoryMb,
+                leaseMs: config.jobLeaseSeconds * 1000,
+                execArgv: importNodeFlags(),
+              },
+      }),
       [POLL_JOB]: pollHandler({
         db: database.db,
         outbound,

@@ -1,8 +1,7 @@
 // Start: configuration, database (migrated), HTTP server, job worker, graceful shutdown.
 import closeWithGrace from 'close-with-grace';
-import { join } from 'node:path';
 import { buildApp } from './app.ts';
-import type { Config } from './config.ts';
+import { databaseOptions, type Config } from './config.ts';
 import { openDatabase, type Database } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { createJobRunner, type JobRunner } from './job-runner.ts';
@@ -11,7 +10,7 @@ import { createLogger } from './logger.ts';
 import { issueSetupToken } from './users/setup.logic.ts';
 
 export function openConfiguredDatabase(config: Config): Database {
-  return openDatabase({ url: config.databaseUrl, sqlitePath: join(config.dataDir, 'waypost.db') });
+  return openDatabase(databaseOptions(config));
 }
 
 export async function serve(config: Config): Promise<void> {

@@ -1,5 +1,7 @@
 // Imports in tests: uploads through inject, and a worker that runs only import jobs.
+import { join } from 'node:path';
 import { createWorker, type Worker } from '../src/jobs/worker.ts';
+import type { IsolateOptions } from '../src/imports/imports.fork.ts';
 import { IMPORT_JOB, importHandler, type ImportJobDeps } from '../src/imports/imports.job.ts';
 import type { TestApp } from './helpers.ts';
 import { multipart } from './media.ts';
@@ -31,6 +33,26 @@ export function importWorker(t: TestApp, deps: Partial<ImportJobDeps> = {}, now?
     leaseMs: 60_000,
     retry: { baseMs: 1, maxMs: 1 },
     ...(now ? { now } : {}),
+  });
+}
+
+/** The child module the server forks for each import (src/import-worker.ts). */
+export const IMPORT_WORKER = new URL('../src/import-worker.ts', import.meta.url);
+
+/**
+ * A worker for import jobs that runs each in a child process, as the server does, connected to
+ * the app's own database; `isolate` sets the heap and a hook told the child's pid.
+ */
+export function isolatedImportWorker(t: TestApp, isolate: Partial<IsolateOptions> = {}): Worker {
+  return importWorker(t, {
+    isolate: {
+      worker: IMPORT_WORKER,
+      database: { url: t.databaseUrl, sqlitePath: join(t.config.dataDir, 'waypost.db') },
+      config: t.config,
+      memoryMb: 256,
+      leaseMs: 60_000,
+      ...isolate,
+    },
   });
 }
 

@@ -108,6 +108,7 @@ export async function importCommand(
       const payload: ImportPayload = { import_id: created.id };
       const job: Job = {
         id: jobId,
+        workerId,
         kind: IMPORT_JOB,
         ref: created.id,
         payload,

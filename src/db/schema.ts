@@ -302,6 +302,8 @@ export interface ImportsTable {
   errors: string;
   /** A restore's counts per kind of object, JSON (migration 0020); null for location files. */
   items?: string | null;
+  /** Times the import's child process died on it (migration 0029); at two the import fails. */
+  worker_deaths?: number;
   created_at: number;
   started_at: number | null;
   finished_at: number | null;

@@ -1,15 +1,18 @@
 // The `import` job: runs one import (imports.run.ts) in the queue, with its leases and retries,
 // and records how it ended on the import when the job closes.
 import { rm } from 'node:fs/promises';
-import type { Database } from '../db/database.ts';
+import type { Database, Db } from '../db/database.ts';
 import { refreshBuckets } from '../history/stats.repo.ts';
 import type { Job, JobHandler } from '../jobs/worker.ts';
-import { findImportRow, finishImportRow, type ImportRow } from './imports.repo.ts';
+import { runInChild, WorkerDied, type IsolateOptions } from './imports.fork.ts';
+import { countWorkerDeath, findImportRow, finishImportRow, type ImportRow } from './imports.repo.ts';
 import { MAX_ERRORS, runImport, type ImportError, type RunOptions, type RunOutcome } from './imports.run.ts';
 
 export const IMPORT_JOB = 'import';
 /** Attempts of an import job: what fails is the database or the disk, not the file. */
 export const IMPORT_MAX_ATTEMPTS = 5;
+/** Deaths of its child process after which an import is failed for good: the file is poison. */
+export const IMPORT_MAX_WORKER_DEATHS = 2;
 
 export interface ImportPayload {
   import_id: string;
@@ -19,9 +22,14 @@ export interface ImportJobDeps {
   database: Database;
   now?: () => number;
   /** Tests: smaller batches, a hook after each. */
-  batchRecords?: number;
+  batchRecords?: number | undefined;
   onBatch?: RunOptions['onBatch'];
   restore?: RunOptions['restore'];
+  /**
+   * Runs each import in a child process of its own (imports.fork.ts), as the server and
+   * `waypost worker` do; without it the import runs in this process (`waypost import`, tests).
+   */
+  isolate?: IsolateOptions | undefined;
 }
 
 /** The upload in the data folder is only needed to run the import; once it has ended, it goes. */
@@ -35,27 +43,55 @@ function withError(row: ImportRow, error: ImportError): string {
   return JSON.stringify(errors);
 }
 
+/**
+ * The import and then the statistics of its new points, in whichever process runs it (this one,
+ * or the child of src/import-worker.ts). `renewLease` keeps the job's lease, in a transaction when given one.
+ */
+export async function performImport(
+  deps: Omit<ImportJobDeps, 'isolate'>,
+  importId: string,
+  renewLease: (trx?: Db) => Promise<boolean>,
+): Promise<RunOutcome> {
+  const { database } = deps;
+  const outcome = await runImport(
+    {
+      database,
+      ...(deps.now ? { now: deps.now } : {}),
+      ...(deps.batchRecords ? { batchRecords: deps.batchRecords } : {}),
+      ...(deps.onBatch ? { onBatch: deps.onBatch } : {}),
+      ...(deps.restore ? { restore: deps.restore } : {}),
+      renewLease: (trx) => renewLease(trx),
+    },
+    importId,
+  );
+  // The statistics of the new points are worked out here, not by the first request that
+  // asks for them (docs/history.md "Statistics").
+  const row = await findImportRow(database.db, importId);
+  if (outcome === 'done' && row) await refreshBuckets(database.db, row.user_id, () => renewLease());
+  return outcome;
+}
+
 export function importHandler(deps: ImportJobDeps): JobHandler<RunOutcome> {
   const { database } = deps;
   return {
     async perform(job: Job): Promise<RunOutcome> {
       const { import_id: importId } = job.payload as ImportPayload;
-      const outcome = await runImport(
-        {
-          database,
-          ...(deps.now ? { now: deps.now } : {}),
-          ...(deps.batchRecords ? { batchRecords: deps.batchRecords } : {}),
-          ...(deps.onBatch ? { onBatch: deps.onBatch } : {}),
-          ...(deps.restore ? { restore: deps.restore } : {}),
-          renewLease: (trx) => job.renewLease(trx),
-        },
-        importId,
-      );
-      // The statistics of the new points are worked out here, not by the first request that
-      // asks for them (docs/history.md "Statistics").
-      const row = await findImportRow(database.db, importId);
-      if (outcome === 'done' && row) await refreshBuckets(database.db, row.user_id, () => job.renewLease());
-      return outcome;
+      if (!deps.isolate) return performImport(deps, importId, (trx) => job.renewLease(trx));
+      try {
+        return await runInChild(deps.isolate, job, importId, {
+          batchRecords: deps.batchRecords,
+          onBatch: deps.onBatch,
+        });
+      } catch (error) {
+        if (!(error instanceof WorkerDied)) throw error;
+        // Counted on the import, so a restart of the server does not give the file new lives.
+        const deaths = await countWorkerDeath(database.db, importId, (deps.now ?? Date.now)());
+        const poison = deaths >= IMPORT_MAX_WORKER_DEATHS;
+        const message = poison
+          ? `import_worker_died: the import worker ${error.message}, ${deaths} times on this file; it is not tried again`
+          : `import_worker_died: the import worker ${error.message}`;
+        throw Object.assign(new Error(message), { permanent: poison });
+      }
     },
 
     async succeeded(trx, job, outcome, at) {

@@ -30,6 +30,17 @@ export function listImportRows(db: Db, userId: string): Promise<ImportRow[]> {
     .execute();
 }
 
+/** Counts one more death of the import's child process; returns the deaths so far. */
+export async function countWorkerDeath(db: Db, id: string, now: number): Promise<number> {
+  await db
+    .updateTable('imports')
+    .set((eb) => ({ worker_deaths: eb('worker_deaths', '+', 1), updated_at: now }))
+    .where('id', '=', id)
+    .execute();
+  const row = await db.selectFrom('imports').select('worker_deaths').where('id', '=', id).executeTakeFirst();
+  return row?.worker_deaths ?? 0;
+}
+
 /** Marks an import running (its first start, or a restart); false when it is no longer queued or running. */
 export async function startImportRow(db: Db, id: string, now: number): Promise<boolean> {
   const result = await db

@@ -238,6 +238,27 @@ describe('POST /imports', () => {
     });
   });
 
+  it('fails a bracket bomb ({"locations":[[[[...) at the nesting limit, naming it, on its first attempt', async () => {
+    const record = JSON.stringify(records(1)[0]);
+    const file = `{"locations":[${record},${'['.repeat(150_000)}`;
+    const { id } = (await uploadImport(t, writer, file, 'Records.json')).json<{ id: string }>();
+    await drain(importWorker(t));
+    expect((await get(`/imports/${id}`)).json()).toMatchObject({
+      status: 'failed',
+      points_seen: 0,
+      points_stored: 0,
+      errors: [
+        {
+          where: 'Records.json',
+          message: `the import stopped: import_too_deep: Records.json: byte ${14 + record.length + 1 + 62} nests deeper than 64 levels; the file was not read further`,
+        },
+      ],
+    });
+    const job = await t.database.db.selectFrom('jobs').select(['status', 'attempts']).executeTakeFirstOrThrow();
+    expect(job).toEqual({ status: 'failed', attempts: 1 });
+    expect(existsSync(join(t.config.dataDir, 'imports', id))).toBe(false);
+  });
+
   it('refuses at once, with 400 saying what it is, a file in no location format', async () => {
     const png = Buffer.from(
       '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8ffff3f0005fe02fea7d6a5c00000000049454e44ae426082',

@@ -11,6 +11,8 @@ import { retryDelayMs, type RetryPolicy } from './retry.ts';
 /** A claimed job, as a handler sees it. */
 export interface Job {
   id: string;
+  /** The worker holding it (a child process the handler starts renews the lease in its name). */
+  workerId: string;
   kind: string;
   ref: string | null;
   payload: unknown;
@@ -81,6 +83,7 @@ export function createWorker(options: WorkerOptions): Worker {
   function toJob(row: JobRow): Job {
     return {
       id: row.id,
+      workerId: id,
       kind: row.kind,
       ref: row.ref,
       payload: JSON.parse(row.payload) as unknown,

@@ -7,7 +7,17 @@
 // header's: comma, semicolon or tab; with semicolons a decimal comma ("48,1") is read too.
 // Times without an offset are taken as UTC.
 import { parse } from 'csv-parse';
-import { messageOf, peek, point, parseTime, withoutBom, type ImportRecord, type Reader } from './reader.ts';
+import {
+  messageOf,
+  peek,
+  point,
+  parseTime,
+  READ_LIMITS,
+  ReadLimitError,
+  withoutBom,
+  type ImportRecord,
+  type Reader,
+} from './reader.ts';
 
 const NAMES = {
   time: ['time', 'timestamp', 'datetime', 'date_time', 'date time', 'date', 'utc', 'time_utc', 'recorded_at'],
@@ -83,6 +93,8 @@ export const csv: Reader = {
       relax_quotes: true,
       skip_empty_lines: true,
       trim: true,
+      // A row (or a quote never closed) past this is refused, not buffered to the end of the file.
+      max_record_size: READ_LIMITS.lineBytes,
     });
     // Rows are taken as they come ('data'), so those before a parse error are kept.
     const rows: { row: string[]; line: number }[] = [];
@@ -111,6 +123,14 @@ export const csv: Reader = {
     if (!failure) parser.end();
     await ended;
     const out = take();
+    if ((failure as { code?: unknown } | undefined)?.code === 'CSV_MAX_RECORD_SIZE') {
+      if (out.length > 0) yield out;
+      throw new ReadLimitError(
+        'record_too_large',
+        `${input.name}: line ${parser.info.lines}`,
+        `holds a row longer than ${READ_LIMITS.lineBytes} characters; the file was not read further`,
+      );
+    }
     if (failure) {
       const early = /quote not closed|unexpected end/i.test(messageOf(failure));
       out.push({

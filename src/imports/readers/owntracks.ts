@@ -3,7 +3,18 @@
 // `lat`, `lon`, `tst` (epoch seconds; the line's own time when absent), `acc` (m), `alt` (m),
 // `vel` (km/h, stored as m/s) and `cog` (degrees). Other messages (transitions, waypoints,
 // lwt, cards, status) are not points and are passed over.
-import { parseTime, point, messageOf, text, type ImportRecord, type Reader } from './reader.ts';
+import {
+  parseTime,
+  point,
+  messageOf,
+  nestsTooDeep,
+  READ_LIMITS,
+  ReadLimitError,
+  text,
+  tooDeep,
+  type ImportRecord,
+  type Reader,
+} from './reader.ts';
 
 function line(raw: string, where: string, out: ImportRecord[]): void {
   const fields = raw.split('\t');
@@ -12,8 +23,10 @@ function line(raw: string, where: string, out: ImportRecord[]): void {
     return;
   }
   let message: Record<string, unknown>;
+  const json = fields.slice(2).join('\t');
+  if (nestsTooDeep(json)) throw tooDeep(where);
   try {
-    message = JSON.parse(fields.slice(2).join('\t')) as Record<string, unknown>;
+    message = JSON.parse(json) as Record<string, unknown>;
   } catch (error) {
     out.push({ kind: 'skip', where, message: `holds malformed JSON (${messageOf(error)})` });
     return;
@@ -38,6 +51,13 @@ export const owntracks: Reader = {
     for await (const chunk of text(input.bytes)) {
       const lines = (rest + chunk).split('\n');
       rest = lines.pop() ?? '';
+      if (rest.length > READ_LIMITS.lineBytes) {
+        throw new ReadLimitError(
+          'record_too_large',
+          `${input.name}: line ${number + lines.length + 1}`,
+          `is longer than ${READ_LIMITS.lineBytes} characters; the file was not read further`,
+        );
+      }
       const out: ImportRecord[] = [];
       for (const raw of lines) {
         number += 1;

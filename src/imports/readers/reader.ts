@@ -5,6 +5,62 @@
 // ends early, it is not well-formed); the import counts and stores them (docs/imports.md).
 import type { Fix } from '../../locations/point.ts';
 
+/**
+ * The bounds every reader keeps, whatever the file (docs/imports.md "Limits"). Real files stay
+ * far inside them: Takeout's JSON nests 7 levels at most (GeoJSON's MultiPolygon 8), a record is
+ * a few kilobytes (a GeoJSON track of a day at 1 Hz, about 5 MiB), a string a few hundred bytes.
+ * A file past one is refused with a ReadLimitError naming it, before it can fill memory.
+ */
+export const READ_LIMITS = {
+  /** Containers (JSON arrays and objects, XML elements) open at once. */
+  depth: 64,
+  /** Bytes of one record (a JSON value in a list of records, or any value outside one) or of one XML element's text. */
+  recordBytes: 16 * 1024 ** 2,
+  /** Bytes of one line of a line format (a CSV row, an OwnTracks line). */
+  lineBytes: 1024 ** 2,
+  /** Bytes of one JSON string or number. */
+  stringBytes: 1024 ** 2,
+};
+
+/** The stable codes of a refused file, the start of the failed import's message. */
+export type ReadLimitCode = 'import_too_deep' | 'record_too_large' | 'string_too_long';
+
+/** A file past one of READ_LIMITS: the import stops and fails (no retry reads it better). */
+export class ReadLimitError extends Error {
+  readonly permanent = true;
+  readonly code: ReadLimitCode;
+  constructor(code: ReadLimitCode, where: string, detail: string) {
+    super(`${code}: ${where} ${detail}`);
+    this.name = 'ReadLimitError';
+    this.code = code;
+  }
+}
+
+export const tooDeep = (where: string) =>
+  new ReadLimitError(
+    'import_too_deep',
+    where,
+    `nests deeper than ${READ_LIMITS.depth} levels; the file was not read further`,
+  );
+
+/** Whether JSON text nests deeper than READ_LIMITS.depth (scanned before JSON.parse builds it). */
+export function nestsTooDeep(text: string): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c)
+        i++; // a backslash escapes the next character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > READ_LIMITS.depth) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
 export interface PointRecord extends Fix {
   kind: 'point';
 }

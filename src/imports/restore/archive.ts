@@ -13,7 +13,7 @@ import {
   type ZipEntry,
   type ZipFile,
 } from '../readers/zipfile.ts';
-import { messageOf } from '../readers/reader.ts';
+import { messageOf, nestsTooDeep, READ_LIMITS } from '../readers/reader.ts';
 
 export const RESTORE_LIMITS = {
   /** Entries in the archive: one per distinct media file, plus the ten others. */
@@ -87,6 +87,9 @@ export async function entryBytes(archive: ExportArchive, entry: ZipEntry, maxByt
   return openEntry(archive.zip, entry);
 }
 
+/** JSON.parse builds every level it reads before it returns: the depth is checked first. */
+const TOO_DEEP = `import_too_deep: nests deeper than ${READ_LIMITS.depth} levels; not read`;
+
 /** A whole small JSON file, parsed; throws a message saying what is wrong. */
 export async function readJsonEntry(archive: ExportArchive, name: string): Promise<unknown> {
   const entry = archive.entries.get(name);
@@ -95,6 +98,7 @@ export async function readJsonEntry(archive: ExportArchive, name: string): Promi
   const chunks: Buffer[] = [];
   for await (const chunk of stream as AsyncIterable<Buffer>) chunks.push(chunk);
   const text = Buffer.concat(chunks).toString('utf8');
+  if (nestsTooDeep(text)) throw new Error(TOO_DEEP);
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
@@ -128,7 +132,8 @@ export async function* readLines(
       yield { line, error: `is longer than ${RESTORE_LIMITS.lineBytes} bytes; not read` };
     } else {
       const text = Buffer.concat(pending, pendingLength).toString('utf8').replace(RS, '').replace(/\r$/, '');
-      if (text.trim() !== '') {
+      if (nestsTooDeep(text)) yield { line, error: TOO_DEEP };
+      else if (text.trim() !== '') {
         try {
           yield { line, value: JSON.parse(text) as unknown };
         } catch (error) {
