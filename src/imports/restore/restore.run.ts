@@ -62,7 +62,14 @@ import {
   SettingsRecord,
   ViewRecord,
 } from './records.ts';
-import { idHolders, insertDeliveryRecords, insertLocations, ownIds, type RestoredTable } from './restore.repo.ts';
+import {
+  idHolders,
+  insertDeliveryRecords,
+  insertLocations,
+  ownIds,
+  ownsContent,
+  type RestoredTable,
+} from './restore.repo.ts';
 
 export { RESTORE_FORMAT };
 /** The export format versions this server reads. */
@@ -553,9 +560,10 @@ async function* lineBatches(run: Phase, name: string, size: number): AsyncGenera
 
 /**
  * Stores a medium's file under its content hash, unless the same content is there already,
- * after the checks of an upload: the bytes are those the record's hash names, within the
- * upload limit, an image, video or audio file, within the media limits. Returns what the
- * bytes are (never the archive's word) and whether a thumbnail exists.
+ * after the checks of an upload: the bytes are those the record's hash names (hashed as they
+ * are read from the archive), within the upload limit, an image, video or audio file, within
+ * the media limits. Returns what the bytes are (never the archive's word) and whether a
+ * thumbnail exists. A file left out of the archive is taken only from the person's own media.
  */
 async function restoreFile(run: Phase, medium: MediumRecord): Promise<RestoredFile> {
   const { storage } = run.deps;
@@ -565,9 +573,13 @@ async function restoreFile(run: Phase, medium: MediumRecord): Promise<RestoredFi
   }
   const entry = run.archive.entries.get(medium.file);
   if (!entry) {
-    // Not in the archive (missing-media.txt), but this server holds the same content.
+    // Not in the archive (missing-media.txt): only a file the person has already may stand in.
+    // Another account's file is never linked, nor is its existence told: a hash is public (a
+    // medium's `sha256`), so naming one would hand out that account's original (docs/privacy.md).
+    const absent = new FileRefused(`its file ${medium.file} is not in the archive`);
+    if (!(await ownsContent(run.db, run.userId, medium.sha256))) throw absent;
     const present = await stat(final).catch(() => undefined);
-    if (!present) throw new FileRefused(`its file ${medium.file} is not in the archive`);
+    if (!present) throw absent;
     const sniffed = await sniff(final);
     if (!sniffed) throw new FileRefused('its file on this server is no image, video or audio');
     return { ...sniffed, size: present.size, thumbnail: undefined, temp: undefined };
