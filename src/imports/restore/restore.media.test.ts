@@ -193,3 +193,79 @@ describe("a restore naming the person's own file without its bytes", () => {
     expect(served.rawPayload.equals(photo)).toBe(true);
   });
 });
+
+describe('the source of restored posts and points', () => {
+  it('names the service this restore brought back (under its new id), or nothing when the service is not in the archive', async () => {
+    const create = async (name: string) => {
+      const response = await t.app.inject({
+        method: 'POST',
+        url: '/services',
+        headers: { authorization: `Bearer ${alice}` },
+        payload: { type: 'owntracks', name, config: {} },
+      });
+      expect(response.statusCode).toBe(201);
+      return response.json<{ id: string }>().id;
+    };
+    // Alice's tracker ids: one the archive brings as a service of its own, one it only names.
+    const carried = await create('phone');
+    const named = await create('watch');
+    const service = {
+      id: carried,
+      type: 'owntracks',
+      name: 'my phone',
+      enabled: true,
+      config: {},
+      status: 'ok',
+      last_error: null,
+      created_at: 1_650_000_000,
+    };
+    const point = (id: string, time: number, source: string | null) =>
+      `\u001e${JSON.stringify({
+        type: 'Feature',
+        geometry: { type: 'Point', coordinates: [13.4, 52.5] },
+        properties: { id, scope: 'public', time, source },
+      })}`;
+    const post = (id: string, source: string | null) =>
+      JSON.stringify({
+        id,
+        text: `from ${source}`,
+        scope: 'public',
+        time: 1_650_000_000,
+        created_at: 1_650_000_000,
+        media_ids: [],
+        location: null,
+        source,
+      });
+    const done = await restore(mallory, [
+      { name: 'services.json', data: JSON.stringify([service]) },
+      {
+        name: 'locations.geojsonseq',
+        data: [
+          point('01HZZZZZZZZZZZZZZZZZZZZZL1', 1_650_000_001, carried),
+          point('01HZZZZZZZZZZZZZZZZZZZZZL2', 1_650_000_002, named),
+          point('01HZZZZZZZZZZZZZZZZZZZZZL3', 1_650_000_003, null),
+        ].join('\n'),
+      },
+      {
+        name: 'posts.jsonl',
+        data: [post('01HZZZZZZZZZZZZZZZZZZZZZS1', carried), post('01HZZZZZZZZZZZZZZZZZZZZZS2', named)].join('\n'),
+      },
+    ]);
+    expect(done.errors).toEqual([]);
+    const services = (await get('/services', mallory)).json<{ id: string; name: string }[]>();
+    expect(services.map((s) => s.name)).toEqual(['my phone']);
+    const restored = services[0]!.id;
+    expect(restored).not.toBe(carried);
+    const points = (await get('/locations/public?order=asc', mallory)).json<{ id: string; source: unknown }[]>();
+    expect(points.map((p) => [p.id, p.source])).toEqual([
+      ['01HZZZZZZZZZZZZZZZZZZZZZL1', restored],
+      ['01HZZZZZZZZZZZZZZZZZZZZZL2', null],
+      ['01HZZZZZZZZZZZZZZZZZZZZZL3', null],
+    ]);
+    const posts = (await get('/posts/public?order=asc', mallory)).json<{ id: string; source: unknown }[]>();
+    expect(posts.map((p) => [p.id, p.source])).toEqual([
+      ['01HZZZZZZZZZZZZZZZZZZZZZS1', restored],
+      ['01HZZZZZZZZZZZZZZZZZZZZZS2', null],
+    ]);
+  });
+});
