@@ -79,14 +79,20 @@ describe.each(KINDS)('access to %s by id', (kind) => {
       expect(response.statusCode, who).toBe(200);
       bodies.push(response.json());
     }
-    // The owner's token also sees a post's deliveries (docs/api.md "Objects"); otherwise the same object.
+    // The owner's token also sees a post's deliveries (docs/api.md "Objects"), and a medium's
+    // hash and size are its original's for the owner, its public copy's for others
+    // (docs/privacy.md "Media files"); otherwise the same object.
     const shared = bodies.map((body) => {
-      const { deliveries: _own, ...rest } = body as Record<string, unknown>;
+      const { deliveries: _own, sha256: _hash, size: _size, ...rest } = body as Record<string, unknown>;
       return JSON.stringify(rest);
     });
     expect(shared.every((body) => body === shared[0])).toBe(true);
     if (kind === 'posts')
       expect(bodies.map((body) => 'deliveries' in (body as object))).toEqual([false, false, true, true]);
+    if (kind === 'media') {
+      const hashes = bodies.map((body) => (body as { sha256: unknown }).sha256);
+      expect(hashes).toEqual([null, null, expect.any(String), expect.any(String)]);
+    }
     expect(bodies[0]).toMatchObject({ id: items[kind].public, username: 'owner', scope: 'public', time: 1 });
   });
 
