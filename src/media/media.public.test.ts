@@ -133,4 +133,17 @@ describe("a public medium's hash", () => {
     const own = await get(`/views/${created.json<{ id: string }>().id}`, owner);
     expect(own.json<{ items: { item: Shown }[] }>().items.map((entry) => entry.item.sha256)).toEqual([sha256(photo)]);
   });
+
+  it('is forgotten with the public copy when the last medium of that content goes', async () => {
+    const recorded = () =>
+      t.database.db.selectFrom('public_copies').select('sha256').where('sha256', '=', sha256(photo)).execute();
+    expect(await recorded()).toHaveLength(1);
+    const deleted = await t.app.inject({
+      method: 'DELETE',
+      url: `/media/id/${medium.id}`,
+      headers: { authorization: `Bearer ${owner}` },
+    });
+    expect(deleted.statusCode).toBe(204);
+    expect(await recorded()).toEqual([]);
+  });
 });
