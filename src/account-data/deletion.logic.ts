@@ -19,6 +19,7 @@ import {
   thumbnailPath,
   type Storage,
 } from '../media/media.storage.ts';
+import { forgetPublicCopy } from '../media/media.repo.ts';
 import { findUserById } from '../users/users.repo.ts';
 import {
   deleteAccountRows,
@@ -55,6 +56,7 @@ export async function removeUnusedFiles(db: Db, storage: Storage, hashes: Iterab
     for (const path of [thumbnailPath(storage, sha256), publicCopyPath(storage, sha256)]) {
       await rm(path, { force: true });
     }
+    await forgetPublicCopy(db, sha256);
   }
 }
 

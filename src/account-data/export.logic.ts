@@ -166,7 +166,7 @@ export async function exportArchive(db: Db, storage: Storage, owner: ExportOwner
       for await (const rows of ownItemBatches(db, 'media', owner.id)) {
         yield rows
           .map((row) => {
-            const medium = toMedium(row, owner.username, options.baseUrl, EXACT_PLACES);
+            const medium = toMedium(row, owner.username, options.baseUrl, EXACT_PLACES, 'original');
             return `${JSON.stringify({ ...medium, file: archivePath(row.sha256, row.mime_type) })}\n`;
           })
           .join('');

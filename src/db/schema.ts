@@ -66,6 +66,13 @@ export interface MediaTable extends ItemColumns {
   source: string | null;
 }
 
+/** A public copy's facts, by the hash of the original it was made from (migration 0032). */
+export interface PublicCopiesTable {
+  sha256: string;
+  copy_sha256: string;
+  copy_size: number;
+}
+
 export interface LocationsTable extends ItemColumns {
   lat: number;
   lon: number;
@@ -340,6 +347,7 @@ export interface Tables {
   setup_tokens: SetupTokensTable;
   posts: PostsTable;
   media: MediaTable;
+  public_copies: PublicCopiesTable;
   locations: LocationsTable;
   location_versions: LocationVersionsTable;
   location_cells: LocationCellsTable;

@@ -79,12 +79,13 @@ describe.each(KINDS)('access to %s by id', (kind) => {
       expect(response.statusCode, who).toBe(200);
       bodies.push(response.json());
     }
-    // The owner's token also sees a post's deliveries (docs/api.md "Objects"); otherwise the same
-    // object, but for a point's place and measurements, which the owner reading with
-    // get_private_scope gets exact (docs/privacy.md).
+    // The owner's token also sees a post's deliveries (docs/api.md "Objects"); a point's place
+    // and measurements are exact for the owner reading with get_private_scope, and a medium's
+    // hash and size are its original's for the owner, its public copy's for others
+    // (docs/privacy.md); otherwise the same object.
     const placeFields = kind === 'locations' ? ['lat', 'lon', 'alt', 'accuracy', 'speed', 'heading', 'source'] : [];
     const shared = bodies.map((body) => {
-      const { deliveries: _own, ...rest } = body as Record<string, unknown>;
+      const { deliveries: _own, sha256: _hash, size: _size, ...rest } = body as Record<string, unknown>;
       for (const field of placeFields) delete rest[field];
       return JSON.stringify(rest);
     });
@@ -92,6 +93,10 @@ describe.each(KINDS)('access to %s by id', (kind) => {
     if (kind === 'locations') expect([bodies[1], bodies[2]]).toEqual([bodies[0], bodies[0]]);
     if (kind === 'posts')
       expect(bodies.map((body) => 'deliveries' in (body as object))).toEqual([false, false, true, true]);
+    if (kind === 'media') {
+      const hashes = bodies.map((body) => (body as { sha256: unknown }).sha256);
+      expect(hashes).toEqual([null, null, expect.any(String), expect.any(String)]);
+    }
     expect(bodies[0]).toMatchObject({ id: items[kind].public, username: 'owner', scope: 'public', time: 1 });
   });
 

@@ -29,10 +29,13 @@ export function parseRange(
   return { start, end };
 }
 
+/** The row exists but its file is gone: an operator's problem, said as such. */
+export const fileUnavailable = () =>
+  new AppError('file_unavailable', 'The file of this medium is not available right now.');
+
 export async function sendStoredFile(request: FastifyRequest, reply: FastifyReply, file: StoredFile) {
   const info = await stat(file.path).catch(() => undefined);
-  // The row exists but its file is gone: an operator's problem, said as such.
-  if (!info) throw new AppError('file_unavailable', 'The file of this medium is not available right now.');
+  if (!info) throw fileUnavailable();
   const headers = request.headers;
   void reply
     .header('etag', file.etag)

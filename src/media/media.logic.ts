@@ -13,12 +13,21 @@ import { remuxWithoutMetadata, type MediaTools } from './media.ffmpeg.ts';
 import { BusyError, type MediaJobs } from './media.jobs.ts';
 import { LimitError } from './media.limits.ts';
 import { probe, sniff, withoutMetadataType } from './media.probe.ts';
-import { insertMedium, selectMediaPage, type MediumRow } from './media.repo.ts';
+import {
+  insertMedium,
+  publicCopyFacts,
+  recordPublicCopy,
+  selectMediaPage,
+  type CopyFacts,
+  type MediumRow,
+} from './media.repo.ts';
+import { fileUnavailable } from './media.files.ts';
 import { CAPTION_MAX } from './media.schemas.ts';
 import {
   placeShared,
   settleShared,
   filePath,
+  hashFile,
   produceFileAtomic,
   publicCopyFailedPath,
   publicCopyPath,
@@ -47,8 +56,8 @@ export interface Medium {
   scope: Scope;
   kind: string;
   mime_type: string;
-  size: number;
-  sha256: string;
+  size: number | null;
+  sha256: string | null;
   width: number | null;
   height: number | null;
   duration: number | null;
@@ -60,17 +69,42 @@ export interface Medium {
   created_at: number;
 }
 
-export function toMedium(row: MediumRow, username: string, baseUrl: string, places: PublicPlaces): Medium {
+/**
+ * Which file a medium object describes (docs/privacy.md "Media files"): the original, to its
+ * owner; to everyone else the public copy they are served, whose hash and size are known once
+ * it is made (by the original's hash; absent until then, and then shown as null). Never the
+ * original's to a stranger: its hash would confirm a guessed file, and name it in a restore.
+ */
+export type FileView = 'original' | ReadonlyMap<string, CopyFacts>;
+
+/** The view of `rows`' files for their owner (`byOwner`) or for anyone else. */
+export async function fileViewOf(db: Db, rows: readonly MediumRow[], byOwner: boolean): Promise<FileView> {
+  return byOwner
+    ? 'original'
+    : publicCopyFacts(
+        db,
+        rows.map((row) => row.sha256),
+      );
+}
+
+export function toMedium(
+  row: MediumRow,
+  username: string,
+  baseUrl: string,
+  places: PublicPlaces,
+  files: FileView,
+): Medium {
   const exact = row.lat === null || row.lon === null ? null : { lat: row.lat, lon: row.lon };
   const url = `${baseUrl}/media/id/${row.id}/file`;
+  const file = files === 'original' ? { sha256: row.sha256, size: row.size } : files.get(row.sha256);
   return {
     id: row.id,
     username,
     scope: row.scope,
     kind: row.kind,
     mime_type: row.mime_type,
-    size: row.size,
-    sha256: row.sha256,
+    size: file?.size ?? null,
+    sha256: file?.sha256 ?? null,
     width: row.width,
     height: row.height,
     duration: row.duration,
@@ -86,13 +120,21 @@ export function toMedium(row: MediumRow, username: string, baseUrl: string, plac
 export async function listMedia(db: Db, baseUrl: string, ctx: ListContext<CollectionParams>): Promise<Page<Medium>> {
   const result = await selectMediaPage(db, { owner: ctx.owner.id, scope: ctx.scope }, toPageQuery(ctx.query));
   const places = await publicPlacesFor(db, ctx.owner.id, result.rows);
-  return pageOf(result, (row) => toMedium(row, ctx.owner.username, baseUrl, places));
+  const files = await fileViewOf(db, result.rows, ctx.byOwner);
+  return pageOf(result, (row) => toMedium(row, ctx.owner.username, baseUrl, places, files));
 }
 
 export async function getMedium(db: Db, baseUrl: string, id: string, auth: Auth | undefined): Promise<Medium> {
   const row = await readItem(db, 'media', id, auth);
   const owner = await findUserById(db, row.user_id);
-  return toMedium(row, owner?.username ?? '', baseUrl, await publicPlacesFor(db, row.user_id, [row]));
+  const places = await publicPlacesFor(db, row.user_id, [row]);
+  return toMedium(
+    row,
+    owner?.username ?? '',
+    baseUrl,
+    places,
+    await fileViewOf(db, [row], auth?.userId === row.user_id),
+  );
 }
 
 /** A stored file to send, after the object's access rules allowed it. */
@@ -112,18 +154,37 @@ export async function mediumFile(
   const { storage } = media;
   const row = await readItem(db, 'media', id, auth);
   if (which === 'file') {
-    if (auth?.userId !== row.user_id) return publicCopy(media, row);
-    return { path: filePath(storage, row.sha256), type: row.mime_type, etag: `"${row.sha256}"` };
+    if (auth?.userId === row.user_id) {
+      return { path: filePath(storage, row.sha256), type: row.mime_type, etag: `"${row.sha256}"` };
+    }
+    const copy = await publicCopy(media, row);
+    return { ...copy, etag: `"${(await copyFactsOf(db, copy.path, row.sha256)).sha256}"` };
   }
   if (!row.has_thumbnail) throw notFound('This medium has no thumbnail.');
-  return { path: thumbnailPath(storage, row.sha256), type: 'image/webp', etag: `"${row.sha256}-thumb"` };
+  // The thumbnail's own hash: one derived from the original's would hand that out to strangers.
+  const path = thumbnailPath(storage, row.sha256);
+  const thumbnail = await hashFile(path).catch(() => {
+    throw fileUnavailable();
+  });
+  return { path, type: 'image/webp', etag: `"${thumbnail.sha256}"` };
+}
+
+/** The facts of the public copy at `path` of the original `sha256`: recorded, or read from the copy and recorded. */
+async function copyFactsOf(db: Db, path: string, sha256: string): Promise<CopyFacts> {
+  const known = (await publicCopyFacts(db, [sha256])).get(sha256);
+  if (known) return known;
+  const facts = await hashFile(path).catch(() => {
+    throw fileUnavailable();
+  });
+  await recordPublicCopy(db, sha256, facts);
+  return facts;
 }
 
 /**
  * A public medium's file as it goes out with a post (docs/api.md "Services and groups"): the
  * public copy, without metadata, made as for a stranger's read. Never the original.
  */
-export function publicMediumFile(media: MediaDeps, row: MediumRow): Promise<StoredFile> {
+export function publicMediumFile(media: MediaDeps, row: MediumRow): Promise<PublicCopy> {
   return publicCopy(media, row);
 }
 
@@ -156,6 +217,9 @@ const exists = (path: string) =>
 
 type CopyResult = 'ok' | 'failed' | 'missing';
 
+/** A public copy on disk and its content type. */
+export type PublicCopy = Omit<StoredFile, 'etag'>;
+
 /**
  * A public medium as everyone but its owner gets it: without metadata, so a photo or a video
  * cannot give away where it was taken more exactly than the owner's public locations do, nor
@@ -164,7 +228,7 @@ type CopyResult = 'ok' | 'failed' | 'missing';
  * (a marker file beside the original), so reading the file again never re-runs the work, and
  * is a 404: never the original instead. A missing ffmpeg is a 503 and is not remembered.
  */
-async function publicCopy(media: MediaDeps, row: MediumRow): Promise<StoredFile> {
+async function publicCopy(media: MediaDeps, row: MediumRow): Promise<PublicCopy> {
   const { storage } = media;
   const path = publicCopyPath(storage, row.sha256);
   if (!(await exists(path))) {
@@ -184,7 +248,7 @@ async function publicCopy(media: MediaDeps, row: MediumRow): Promise<StoredFile>
     }
   }
   const type = row.kind === 'image' ? withoutMetadataType(row.mime_type) : row.mime_type;
-  return { path, type, etag: `"${row.sha256}-public"` };
+  return { path, type };
 }
 
 async function makePublicCopy(media: MediaDeps, row: MediumRow, path: string): Promise<CopyResult> {
@@ -312,7 +376,7 @@ export async function createMedium(
       await writeFileAtomic(storage, thumbnailPath(storage, sha256), thumb);
     }
     const owner = await findUserById(db, userId);
-    return toMedium(row, owner?.username ?? '', baseUrl, EXACT_PLACES);
+    return toMedium(row, owner?.username ?? '', baseUrl, EXACT_PLACES, 'original');
   } finally {
     await rm(upload.file.path, { force: true });
   }

@@ -32,3 +32,47 @@ export function publicMediaRows(db: Db, userId: string, ids: readonly string[]):
     .where('id', 'in', [...new Set(ids)])
     .execute();
 }
+
+/** A public copy's hash and size (what strangers are told of the file), by the original's hash. */
+export interface CopyFacts {
+  sha256: string;
+  size: number;
+}
+
+/** The facts of the public copies made of `hashes` (originals); a copy not made yet is absent. */
+export async function publicCopyFacts(db: Db, hashes: readonly string[]): Promise<Map<string, CopyFacts>> {
+  if (hashes.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('public_copies')
+    .selectAll()
+    .where('sha256', 'in', [...new Set(hashes)])
+    .execute();
+  return new Map(rows.map((row) => [row.sha256, { sha256: row.copy_sha256, size: Number(row.copy_size) }]));
+}
+
+/**
+ * Records a public copy's facts. The public pages of everyone with a public medium of that
+ * content change with them (null becomes the copy's hash), so their version moves too
+ * (src/items/public-pages.ts).
+ */
+export async function recordPublicCopy(db: Db, original: string, copy: CopyFacts): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await trx
+      .insertInto('public_copies')
+      .values({ sha256: original, copy_sha256: copy.sha256, copy_size: copy.size })
+      .onConflict((oc) => oc.column('sha256').doUpdateSet({ copy_sha256: copy.sha256, copy_size: copy.size }))
+      .execute();
+    await trx
+      .updateTable('users')
+      .set((eb) => ({ items_version: eb('items_version', '+', 1) }))
+      .where('id', 'in', (eb) =>
+        eb.selectFrom('media').select('user_id').where('sha256', '=', original).where('scope', '=', 'public'),
+      )
+      .execute();
+  });
+}
+
+/** Forgets a public copy's facts, when the copy itself is removed with its original. */
+export async function forgetPublicCopy(db: Db, original: string): Promise<void> {
+  await db.deleteFrom('public_copies').where('sha256', '=', original).execute();
+}

@@ -55,11 +55,12 @@ export async function mediaRoutes(
         schema: {
           summary: which === 'file' ? 'The file of a medium' : 'The WebP thumbnail of an image or video',
           description:
-            'The same access rules as `GET /media/id/<id>`. Strong `ETag` (the content hash), `If-None-Match` (304), ' +
-            'single byte ranges (206, 416), `If-Range`.' +
+            'The same access rules as `GET /media/id/<id>`. Strong `ETag` (the SHA-256 of the bytes sent), ' +
+            '`If-None-Match` (304), single byte ranges (206, 416), `If-Range`.' +
             (which === 'file'
-              ? ' A medium is served to everyone but its owner without its metadata (ETag `"<sha256>-public"`); its ' +
-                'owner gets the original. An image (EXIF, XMP: camera, time, exact GPS) is re-encoded in its own ' +
+              ? " A medium is served to everyone but its owner without its metadata (its ETag is the public copy's " +
+                "hash, the object's `sha256` for them); its owner gets the original. An image (EXIF, XMP: camera, " +
+                'time, exact GPS) is re-encoded in its own ' +
                 'format; video and audio (creation time, place, device, chapters, cover art, data tracks) are copied ' +
                 'into their own format without them, pictures and sound untouched. The copy is made once, on the ' +
                 'first such request (requests that race share it); when it cannot be made (the file is over a media ' +

@@ -10,8 +10,16 @@ export const MediumSchema = Type.Object(
     scope: ScopeSchema,
     kind: Type.Union(['image', 'video', 'audio', 'other'].map((k) => Type.Literal(k))),
     mime_type: Type.String({ description: 'Sniffed from the bytes, not taken from the upload.' }),
-    size: Type.Integer({ description: 'Bytes.' }),
-    sha256: Type.String({ description: 'Hex SHA-256 of the file; also its `ETag`.' }),
+    size: Type.Union([Type.Integer(), Type.Null()], {
+      description:
+        "Bytes of the file the caller gets from `url`: the original for the medium's owner, the public copy " +
+        '(without metadata) for everyone else; null for them until that copy is made (its first download).',
+    }),
+    sha256: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'Hex SHA-256 of the same file, also its `ETag`: the original for the owner, the public copy for everyone ' +
+        "else (null until it is made), never the original's to a stranger.",
+    }),
     width: NullableNumber(
       'Pixels, as displayed (EXIF orientation or video rotation applied); null for audio and when unknown.',
     ),

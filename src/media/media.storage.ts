@@ -2,7 +2,7 @@
 // temporary file while it is hashed, flushed to disk (fsync), then renamed to its final name,
 // so a final name never holds half a file. The database row is committed after the rename.
 import { createHash } from 'node:crypto';
-import { createWriteStream, mkdirSync } from 'node:fs';
+import { createReadStream, createWriteStream, mkdirSync } from 'node:fs';
 import { link, open, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -72,6 +72,17 @@ export async function writeTemp(storage: Storage, source: Readable | AsyncIterab
     throw error;
   }
   return { path, sha256: hash.digest('hex'), size };
+}
+
+/** The SHA-256 and size of a stored file, read through once. */
+export async function hashFile(path: string): Promise<{ sha256: string; size: number }> {
+  const hash = createHash('sha256');
+  let size = 0;
+  for await (const chunk of createReadStream(path) as AsyncIterable<Buffer>) {
+    hash.update(chunk);
+    size += chunk.length;
+  }
+  return { sha256: hash.digest('hex'), size };
 }
 
 /** Moves a finished temporary file to its final name; the same content already there is kept. */

@@ -3,7 +3,7 @@
 // wrapped as `{kind, item}` because a medium already has a field named `kind`.
 import type { Db } from '../db/database.ts';
 import { toLocation, type Location } from '../locations/locations.logic.ts';
-import { toMedium, type Medium } from '../media/media.logic.ts';
+import { fileViewOf, toMedium, type FileView, type Medium } from '../media/media.logic.ts';
 import { publicMediaOf, toPost, type Post } from '../posts/posts.logic.ts';
 import { publicPlacesFor, type PublicPlaces } from '../privacy/places.ts';
 import type { TaggedRow } from './views.repo.ts';
@@ -17,12 +17,13 @@ function mapRow(
   baseUrl: string,
   places: PublicPlaces,
   publicMedia: ReadonlySet<string>,
+  files: FileView,
 ): ViewItem {
   switch (tagged.kind) {
     case 'posts':
       return { kind: 'posts', item: toPost(tagged.row, username, places, publicMedia) };
     case 'media':
-      return { kind: 'media', item: toMedium(tagged.row, username, baseUrl, places) };
+      return { kind: 'media', item: toMedium(tagged.row, username, baseUrl, places, files) };
     case 'locations':
       return { kind: 'locations', item: toLocation(tagged.row, username, places) };
   }
@@ -30,7 +31,7 @@ function mapRow(
 
 export async function toViewItem(
   db: Db,
-  { baseUrl, owner }: { baseUrl: string; owner: { id: string; username: string } },
+  { baseUrl, owner, byOwner }: { baseUrl: string; owner: { id: string; username: string }; byOwner: boolean },
   rows: TaggedRow[],
 ): Promise<ViewItem[]> {
   const places = await publicPlacesFor(
@@ -40,5 +41,8 @@ export async function toViewItem(
   );
   const posts = rows.flatMap((tagged) => (tagged.kind === 'posts' ? [tagged.row] : []));
   const publicMedia = await publicMediaOf(db, owner.id, posts);
-  return rows.map((tagged) => mapRow(tagged, owner.username, baseUrl, places, publicMedia));
+  const media = rows.flatMap((tagged) => (tagged.kind === 'media' ? [tagged.row] : []));
+  // A medium's hash and size are its original's for the view's owner, its public copy's for anyone else.
+  const files = await fileViewOf(db, media, byOwner);
+  return rows.map((tagged) => mapRow(tagged, owner.username, baseUrl, places, publicMedia, files));
 }

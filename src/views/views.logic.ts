@@ -295,7 +295,10 @@ export async function readView(
   const kept = merged.slice(0, page.count);
   const more = merged.length > page.count || results.some((result) => result.more);
   const last = kept.at(-1);
-  const items = await toViewItem(db, { baseUrl, owner: { id: owner.id, username: owner.username } }, kept);
+  // A public view is one answer for everyone, its owner included (the public copies' hashes);
+  // only a private view, which only its owner reads, shows the originals'.
+  const byOwner = row.scope === 'private';
+  const items = await toViewItem(db, { baseUrl, owner: { id: owner.id, username: owner.username }, byOwner }, kept);
   return {
     view: { ...toView(row, owner.username), items },
     next: more && last ? encodeCursor(last.row) : undefined,

@@ -24,6 +24,7 @@ import * as m0026 from './0026_cell_log.ts';
 import * as m0027 from './0027_cell_level_17.ts';
 import * as m0028 from './0028_cells_covering.ts';
 import * as m0029 from './0029_import_worker_deaths.ts';
+import * as m0032 from './0032_public_copies.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_users': m0001,
@@ -49,4 +50,5 @@ export const migrations: Record<string, Migration> = {
   '0027_cell_level_17': m0027,
   '0028_cells_covering': m0028,
   '0029_import_worker_deaths': m0029,
+  '0032_public_copies': m0032,
 };

@@ -40,6 +40,18 @@ export async function ownIds(
   return new Set(rows.map((row) => row.id));
 }
 
+/** Whether one of the person's own media has this content (a file they hold already). */
+export async function ownsContent(db: Db, userId: string, sha256: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('media')
+    .select('id')
+    .where('user_id', '=', userId)
+    .where('sha256', '=', sha256)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /**
  * Inserts points; one already stored at the same time and place is passed over. Returns how many
  * were new. Inside a transaction: each point's `hidden` flag comes from its owner's privacy zones

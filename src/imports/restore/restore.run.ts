@@ -7,7 +7,8 @@
 // already it is the same object, restored before, and is passed over (a duplicate); when
 // another account holds it, the object gets an id derived from the account and the old id, so
 // a second restore of the same archive finds it again. References (a post's media, a group's
-// services, a delivery's service) follow the new ids. A restarted run goes through the archive
+// services, a delivery's service, the source of a post or point) follow the new ids; a source
+// whose service is not in the archive is cleared. A restarted run goes through the archive
 // from the start: what is before the checkpoint only has its ids looked up (and, being the
 // person's already, is stored again by no one), so counters and references stay exact.
 import { createHash } from 'node:crypto';
@@ -62,7 +63,14 @@ import {
   SettingsRecord,
   ViewRecord,
 } from './records.ts';
-import { idHolders, insertDeliveryRecords, insertLocations, ownIds, type RestoredTable } from './restore.repo.ts';
+import {
+  idHolders,
+  insertDeliveryRecords,
+  insertLocations,
+  ownIds,
+  ownsContent,
+  type RestoredTable,
+} from './restore.repo.ts';
 
 export { RESTORE_FORMAT };
 /** The export format versions this server reads. */
@@ -266,7 +274,7 @@ export async function runRestore(options: RestoreRunOptions, row: ImportRow): Pr
     await restoreViews(run);
     if (!stoppedEarly) await restoreMedia(run, mediaIds, options.batchRecords);
     if (!stoppedEarly) await restorePosts(run, mediaIds, serviceIds, options.batchRecords);
-    if (!stoppedEarly) await restoreLocations(run, options.batchRecords);
+    if (!stoppedEarly) await restoreLocations(run, serviceIds, options.batchRecords);
     if (stoppedEarly) {
       problem(row.filename, `the restore ran longer than ${RESTORE_LIMITS.runMs / 3_600_000} hours and was stopped`);
     }
@@ -553,9 +561,10 @@ async function* lineBatches(run: Phase, name: string, size: number): AsyncGenera
 
 /**
  * Stores a medium's file under its content hash, unless the same content is there already,
- * after the checks of an upload: the bytes are those the record's hash names, within the
- * upload limit, an image, video or audio file, within the media limits. Returns what the
- * bytes are (never the archive's word) and whether a thumbnail exists.
+ * after the checks of an upload: the bytes are those the record's hash names (hashed as they
+ * are read from the archive), within the upload limit, an image, video or audio file, within
+ * the media limits. Returns what the bytes are (never the archive's word) and whether a
+ * thumbnail exists. A file left out of the archive is taken only from the person's own media.
  */
 async function restoreFile(run: Phase, medium: MediumRecord): Promise<RestoredFile> {
   const { storage } = run.deps;
@@ -565,9 +574,13 @@ async function restoreFile(run: Phase, medium: MediumRecord): Promise<RestoredFi
   }
   const entry = run.archive.entries.get(medium.file);
   if (!entry) {
-    // Not in the archive (missing-media.txt), but this server holds the same content.
+    // Not in the archive (missing-media.txt): only a file the person has already may stand in.
+    // Another account's file is never linked, nor is its existence told: a hash is public (a
+    // medium's `sha256`), so naming one would hand out that account's original (docs/privacy.md).
+    const absent = new FileRefused(`its file ${medium.file} is not in the archive`);
+    if (!(await ownsContent(run.db, run.userId, medium.sha256))) throw absent;
     const present = await stat(final).catch(() => undefined);
-    if (!present) throw new FileRefused(`its file ${medium.file} is not in the archive`);
+    if (!present) throw absent;
     const sniffed = await sniff(final);
     if (!sniffed) throw new FileRefused('its file on this server is no image, video or audio');
     return { ...sniffed, size: present.size, thumbnail: undefined, temp: undefined };
@@ -698,6 +711,16 @@ async function restoreMedia(run: Phase, mediaIds: Map<string, string>, batchReco
   }
 }
 
+/**
+ * A restored post's or point's `source`: the service it came from as this restore brought it
+ * back (under its new id), or null when the archive holds no such service. The archive's word
+ * would otherwise name any service id on this server, another account's private tracker
+ * included, and a public point would show it.
+ */
+function restoredSource(serviceIds: ReadonlyMap<string, string>, source: string | null | undefined): string | null {
+  return source == null ? null : (serviceIds.get(source) ?? null);
+}
+
 async function restorePosts(
   run: Phase,
   mediaIds: Map<string, string>,
@@ -756,7 +779,7 @@ async function restorePosts(
           media_ids: JSON.stringify(media),
           lat: post.location?.lat ?? null,
           lon: post.location?.lon ?? null,
-          source: post.source,
+          source: restoredSource(serviceIds, post.source),
         });
         for (const delivery of post.deliveries ?? []) {
           const serviceId = serviceIds.get(delivery.service_id) ?? delivery.service_id;
@@ -786,7 +809,7 @@ async function restorePosts(
   }
 }
 
-async function restoreLocations(run: Phase, batchRecords: number): Promise<void> {
+async function restoreLocations(run: Phase, serviceIds: Map<string, string>, batchRecords: number): Promise<void> {
   const check = checker(LocationRecord);
   const { points } = run;
   for await (const lines of lineBatches(run, 'locations.geojsonseq', batchRecords)) {
@@ -834,7 +857,7 @@ async function restoreLocations(run: Phase, batchRecords: number): Promise<void>
           accuracy: p.accuracy ?? null,
           speed: p.speed ?? null,
           heading: p.heading ?? null,
-          source: p.source ?? null,
+          source: restoredSource(serviceIds, p.source),
           import_id: run.importId,
         });
         if (counting) counted += 1;
