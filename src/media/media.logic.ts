@@ -6,7 +6,7 @@ import { pageOf, readItem, toPageQuery, type CollectionParams, type Page, type S
 import type { ListContext } from '../items/kinds.ts';
 import { newId } from '../lib/ids.ts';
 import { msToSeconds, nowMs } from '../lib/time.ts';
-import { EXACT_PLACES, publicPlacesFor, type PublicPlaces } from '../privacy/places.ts';
+import { EXACT_PLACES, placesForReader, readsExactly, type PublicPlaces } from '../privacy/places.ts';
 import { getSettings } from '../settings/settings.logic.ts';
 import { findUserById } from '../users/users.repo.ts';
 import { remuxWithoutMetadata, type MediaTools } from './media.ffmpeg.ts';
@@ -119,7 +119,7 @@ export function toMedium(
 
 export async function listMedia(db: Db, baseUrl: string, ctx: ListContext<CollectionParams>): Promise<Page<Medium>> {
   const result = await selectMediaPage(db, { owner: ctx.owner.id, scope: ctx.scope }, toPageQuery(ctx.query));
-  const places = await publicPlacesFor(db, ctx.owner.id, result.rows);
+  const places = await placesForReader(db, ctx.owner.id, ctx.exact, result.rows);
   const files = await fileViewOf(db, result.rows, ctx.byOwner);
   return pageOf(result, (row) => toMedium(row, ctx.owner.username, baseUrl, places, files));
 }
@@ -127,7 +127,7 @@ export async function listMedia(db: Db, baseUrl: string, ctx: ListContext<Collec
 export async function getMedium(db: Db, baseUrl: string, id: string, auth: Auth | undefined): Promise<Medium> {
   const row = await readItem(db, 'media', id, auth);
   const owner = await findUserById(db, row.user_id);
-  const places = await publicPlacesFor(db, row.user_id, [row]);
+  const places = await placesForReader(db, row.user_id, readsExactly(row.user_id, auth), [row]);
   return toMedium(
     row,
     owner?.username ?? '',

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formOf } from '../../test/browser.ts';
 import { deadReckonStart, integrateTrack, type TrackPoint } from '../../test/dead-reckoning.ts';
 import { buildTestApp, createTestUser, type TestApp } from '../../test/helpers.ts';
+import { insertItems } from '../../test/items.ts';
 import { tokenFor } from '../../test/tokens.ts';
 import { updateSettings } from '../settings/settings.logic.ts';
 import { roundPoint } from './precision.ts';
@@ -327,6 +328,26 @@ describe("the owner's own public items, read with get_private_scope", () => {
       const page = (await get(url, token)).json<Row[]>();
       expect([locationOf(page, posts.home), locationOf(page, posts.away)], url).toEqual([null, rounded]);
     }
+  });
+
+  it('a medium, by id and in their public collection: exact, inside the privacy zone too', async () => {
+    const [home, away] = await insertItems(t.database, 'media', owner.id, [{ scope: 'public' }, { scope: 'public' }]);
+    for (const [id, place] of [
+      [home!, HOME],
+      [away!, AWAY],
+    ] as const) {
+      await t.database.db.updateTable('media').set(place).where('id', '=', id).execute();
+    }
+    expect((await get(`/media/id/${home!}`, full)).json()).toMatchObject({ location: HOME });
+    expect((await get(`/media/id/${away!}`, full)).json()).toMatchObject({ location: AWAY });
+    const own = (await get('/media/public', full)).json<Row[]>();
+    expect([locationOf(own, home!), locationOf(own, away!)]).toEqual([HOME, AWAY]);
+    for (const token of [undefined, appToken]) {
+      expect((await get(`/media/id/${home!}`, token)).json()).toMatchObject({ location: null });
+      expect((await get(`/media/id/${away!}`, token)).json()).toMatchObject({ location: rounded });
+    }
+    const strangers = (await get(`/media/public/${owner.username}`)).json<Row[]>();
+    expect([locationOf(strangers, home!), locationOf(strangers, away!)]).toEqual([null, rounded]);
   });
 
   it('a point, by id: exact with what it measured; strangers get it rounded, and not the one in the zone', async () => {
