@@ -68,11 +68,19 @@ describe('waypost serve', () => {
     expect(url).toBeDefined();
 
     const base = `http://127.0.0.1:${server.port}`;
-    expect((await fetch(`${base}/setup?token=${token}`)).status).toBe(200);
+    const page = await fetch(`${base}/setup?token=${token}`);
+    expect(page.status).toBe(200);
+    // The form's CSRF token and the cookie it is bound to, posted as the page would post it.
+    const csrf = /name="csrf" value="([^"]+)"/.exec(await page.text())![1]!;
+    const cookie = page.headers
+      .getSetCookie()
+      .map((line) => line.split(';')[0])
+      .join('; ');
     const created = await fetch(`${base}/setup`, {
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie, 'sec-fetch-site': 'same-origin' },
       body: new URLSearchParams({
+        csrf,
         token: token!,
         username: 'operator',
         password: 'pa55word-never-logged',
@@ -118,7 +126,7 @@ describe('waypost serve', () => {
     });
     await new Promise((resolve) => setTimeout(resolve, 200));
     server.child.kill('SIGTERM');
-    expect(await response).toBe(403); // answered, not cut off (the token was wrong)
+    expect(await response).toBe(403); // answered, not cut off (the form had no CSRF token)
     expect(await server.exited).toBe(0);
     await expect(fetch(`http://127.0.0.1:${server.port}/healthz`)).rejects.toThrow();
   });

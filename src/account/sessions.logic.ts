@@ -1,51 +1,22 @@
 // Web sessions for the sign-in, consent and account pages: a random id in an HttpOnly,
-// SameSite=Lax cookie (Secure over https), stored only as its SHA-256, rotated on every
+// SameSite=Lax cookie (Secure and `__Host-` over https: ./cookies.ts), stored only as its SHA-256, rotated on every
 // sign-in. The JSON API reads the session only through src/http/auth.ts (docs/oauth.md "The
 // web app's own access").
-import { createHmac } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../db/database.ts';
-import { deriveKey, randomToken, safeEqual, sha256Hex } from '../lib/crypto.ts';
+import { randomToken, sha256Hex } from '../lib/crypto.ts';
 import { nowMs } from '../lib/time.ts';
 import { authenticate, type User } from '../users/users.logic.ts';
+import { readCookie, setCookie } from './cookies.ts';
+import { csrfTokenValid } from './csrf.ts';
 import { deleteSession, findSession, findSessionUserId, insertSession } from './sessions.repo.ts';
 import { deviceToken, giveBack, reserveAttempt, type Client, type SignInLimits } from './sign-in-limits.logic.ts';
 
-export const SESSION_COOKIE = 'wp_session';
-export const CSRF_COOKIE = 'wp_csrf';
 export const SESSION_TTL_MS = 14 * 24 * 60 * 60 * 1000;
 
-/** Reads one cookie from the Cookie header. */
-export function readCookie(request: FastifyRequest, name: string): string | undefined {
-  for (const part of (request.headers.cookie ?? '').split(';')) {
-    const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
-  }
-  return undefined;
-}
-
-function isHttps(request: FastifyRequest, baseUrl: string): boolean {
-  return request.protocol === 'https' || baseUrl.startsWith('https:');
-}
-
-export function setCookie(
-  reply: FastifyReply,
-  request: FastifyRequest,
-  baseUrl: string,
-  name: string,
-  value: string,
-  maxAgeSeconds: number,
-): void {
-  const attributes = [`${name}=${value}`, 'Path=/', 'HttpOnly', 'SameSite=Lax', `Max-Age=${maxAgeSeconds}`];
-  if (isHttps(request, baseUrl)) attributes.push('Secure');
-  const existing = reply.getHeader('set-cookie');
-  const list = existing === undefined ? [] : [existing].flat().map(String);
-  void reply.header('set-cookie', [...list, attributes.join('; ')]);
-}
-
 /** The signed-in user's id for this request's session cookie, if any. */
-export async function sessionUserId(db: Db, request: FastifyRequest): Promise<string | undefined> {
-  const token = readCookie(request, SESSION_COOKIE);
+export async function sessionUserId(db: Db, baseUrl: string, request: FastifyRequest): Promise<string | undefined> {
+  const token = readCookie(request, baseUrl, 'wp_session');
   return token ? findSessionUserId(db, sha256Hex(token), nowMs()) : undefined;
 }
 
@@ -55,11 +26,19 @@ export async function sessionUserId(db: Db, request: FastifyRequest): Promise<st
  */
 export function browserSessions(db: Db, baseUrl: string, secretKey: Buffer) {
   return async (request: FastifyRequest) => {
-    const token = readCookie(request, SESSION_COOKIE);
+    const token = readCookie(request, baseUrl, 'wp_session');
     const session = token ? await findSession(db, sha256Hex(token), nowMs()) : undefined;
     if (!session) return undefined;
-    return { ...session, csrfValid: (sent: string | undefined) => csrfValid(request, baseUrl, secretKey, sent) };
+    const csrfValid = (sent: string | undefined) =>
+      !foreignOrigin(request, baseUrl) && csrfTokenValid(request, baseUrl, secretKey, sent);
+    return { ...session, csrfValid };
   };
+}
+
+/** An Origin naming another site. (`null` proves nothing; the auth hook reads Sec-Fetch-Site.) */
+function foreignOrigin(request: FastifyRequest, baseUrl: string): boolean {
+  const origin = request.headers.origin;
+  return origin !== undefined && origin !== 'null' && origin !== new URL(baseUrl).origin;
 }
 
 /** Starts a session for the user, ending the one this browser had (rotation on sign-in). */
@@ -70,7 +49,7 @@ export async function startSession(
   baseUrl: string,
   userId: string,
 ): Promise<void> {
-  const old = readCookie(request, SESSION_COOKIE);
+  const old = readCookie(request, baseUrl, 'wp_session');
   if (old) await deleteSession(db, sha256Hex(old));
   const token = randomToken(32);
   const now = nowMs();
@@ -80,49 +59,17 @@ export async function startSession(
     created_at: now,
     expires_at: now + SESSION_TTL_MS,
   });
-  setCookie(reply, request, baseUrl, SESSION_COOKIE, token, SESSION_TTL_MS / 1000);
+  setCookie(reply, request, baseUrl, 'wp_session', token, SESSION_TTL_MS / 1000);
 }
 
 export async function endSession(db: Db, request: FastifyRequest, reply: FastifyReply, baseUrl: string): Promise<void> {
-  const token = readCookie(request, SESSION_COOKIE);
+  const token = readCookie(request, baseUrl, 'wp_session');
   if (token) await deleteSession(db, sha256Hex(token));
-  setCookie(reply, request, baseUrl, SESSION_COOKIE, '', 0);
-}
-
-// --- CSRF: a signed double-submit token. The random wp_csrf cookie (SameSite=Lax, HttpOnly) is
-// bound to each form by an HMAC; a cross-site page can neither read the cookie nor forge the
-// field. Pages also refuse POSTs whose Origin is another site.
-
-function csrfFor(secretKey: Buffer, cookie: string): string {
-  return createHmac('sha256', deriveKey(secretKey, 'csrf')).update(cookie).digest('base64url');
-}
-
-/** The form token for this browser, setting the cookie when it has none. */
-export function csrfToken(request: FastifyRequest, reply: FastifyReply, baseUrl: string, secretKey: Buffer): string {
-  let cookie = readCookie(request, CSRF_COOKIE);
-  if (!cookie || !/^[A-Za-z0-9_-]{43}$/.test(cookie)) {
-    cookie = randomToken(32);
-    setCookie(reply, request, baseUrl, CSRF_COOKIE, cookie, 24 * 60 * 60);
-    // The same request may render the token before the browser stores the cookie.
-    request.headers.cookie = `${request.headers.cookie ? request.headers.cookie + '; ' : ''}${CSRF_COOKIE}=${cookie}`;
-  }
-  return csrfFor(secretKey, cookie);
-}
-
-/** Whether a form POST carries this browser's token and does not come from another site. */
-export function csrfValid(request: FastifyRequest, baseUrl: string, secretKey: Buffer, token: unknown): boolean {
-  // Browsers send `Origin: null` for form POSTs under `Referrer-Policy: no-referrer` (which our
-  // pages set), so null is not proof of anything; Sec-Fetch-Site, where sent, is.
-  const origin = request.headers.origin;
-  if (origin !== undefined && origin !== 'null' && origin !== new URL(baseUrl).origin) return false;
-  if (request.headers['sec-fetch-site'] === 'cross-site') return false;
-  const cookie = readCookie(request, CSRF_COOKIE);
-  return typeof token === 'string' && cookie !== undefined && safeEqual(token, csrfFor(secretKey, cookie));
+  setCookie(reply, request, baseUrl, 'wp_session', '', 0);
 }
 
 // --- sign-in, with the limits of src/account/sign-in-limits.logic.ts.
 
-export const DEVICE_COOKIE = 'wp_device';
 export const DEVICE_TTL_SECONDS = 365 * 24 * 60 * 60;
 
 export type SignInResult =
@@ -155,13 +102,13 @@ export async function signIn(
 }
 
 /** Who is signing in, as the limits see it: the address, and this browser's device cookie. */
-export function signInClient(request: FastifyRequest): Client {
-  return { ip: request.ip, device: readCookie(request, DEVICE_COOKIE) };
+export function signInClient(request: FastifyRequest, baseUrl: string): Client {
+  return { ip: request.ip, device: readCookie(request, baseUrl, 'wp_device') };
 }
 
 /** Keeps the device cookie of a successful sign-in (renewed on each). */
 export function rememberDevice(request: FastifyRequest, reply: FastifyReply, baseUrl: string, device: string): void {
-  setCookie(reply, request, baseUrl, DEVICE_COOKIE, device, DEVICE_TTL_SECONDS);
+  setCookie(reply, request, baseUrl, 'wp_device', device, DEVICE_TTL_SECONDS);
 }
 
 /** How a page answers a sign-in that did not succeed: status, headers and the words to show. */

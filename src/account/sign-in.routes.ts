@@ -5,9 +5,10 @@ import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/database.ts';
-import { html, page } from './html.ts';
+import { csrfToken } from './csrf.ts';
+import { refuseForm } from './forms.ts';
 import { seeOther, sendHtml } from './replies.ts';
-import { csrfToken, csrfValid, endSession, sessionUserId } from './sessions.logic.ts';
+import { endSession, sessionUserId } from './sessions.logic.ts';
 import { signInPage, signInWith } from './sign-in.ts';
 
 type Form = { Body: { username?: string; password?: string; csrf?: string; next?: string } | undefined };
@@ -29,19 +30,6 @@ export function accountSignInPage(
   return signInPage({ action: `/account/sign-in${next}`, csrf, ...extra });
 }
 
-/** The page a form with a missing or wrong CSRF token gets. */
-export function formExpired(reply: FastifyReply, again = '/account') {
-  return sendHtml(
-    reply,
-    403,
-    page(
-      'Form expired',
-      html`<h1>This form has expired</h1>
-        <p><a href="${again}">Open the page again</a> and try again.</p>`,
-    ),
-  );
-}
-
 export async function signInRoutes(
   app: FastifyInstance,
   { db, config, onSignOut }: { db: Db; config: Config; onSignOut?: (userId: string) => Promise<void> },
@@ -49,11 +37,12 @@ export async function signInRoutes(
   await app.register(formbody);
   const signIn = signInWith(db, config);
   const hide = { schema: { hide: true } };
-  const csrfOk = (request: FastifyRequest<Form>) =>
-    csrfValid(request, config.baseUrl, config.secretKey, request.body?.csrf);
+  const refused = (request: FastifyRequest<Form>, reply: FastifyReply) =>
+    refuseForm(request, reply, config, request.body?.csrf, '/account');
 
   app.post<Form & { Querystring: { next?: string } }>('/account/sign-in', hide, async (request, reply) => {
-    if (!csrfOk(request)) return formExpired(reply);
+    const refusal = refused(request, reply);
+    if (refusal) return refusal;
     const next = localPath(request.query.next);
     const result = await signIn(request, reply, request.body ?? {});
     if (!result.ok) {
@@ -68,8 +57,9 @@ export async function signInRoutes(
   });
 
   app.post<Form>('/account/sign-out', hide, async (request, reply) => {
-    if (!csrfOk(request)) return formExpired(reply);
-    const userId = await sessionUserId(db, request);
+    const refusal = refused(request, reply);
+    if (refusal) return refusal;
+    const userId = await sessionUserId(db, config.baseUrl, request);
     await endSession(db, request, reply, config.baseUrl);
     if (userId && onSignOut) await onSignOut(userId);
     return seeOther(reply, '/account');

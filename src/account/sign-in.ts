@@ -21,7 +21,13 @@ export function signInWith(db: Db, config: Config) {
     form: { username?: string; password?: string },
   ): Promise<SignInOutcome> => {
     const username = String(form.username ?? '');
-    const result = await signIn(db, limits, username, String(form.password ?? ''), signInClient(request));
+    const result = await signIn(
+      db,
+      limits,
+      username,
+      String(form.password ?? ''),
+      signInClient(request, config.baseUrl),
+    );
     if (!result.ok) return { ok: false, username, ...signInRefusal(result) };
     await startSession(db, request, reply, config.baseUrl, result.user.id);
     rememberDevice(request, reply, config.baseUrl, result.device);

@@ -31,7 +31,9 @@ async function signedIn(username: string, password: string) {
   });
   expect(response.statusCode).toBe(303);
   cookie = [cookie, ...cookiesOf(response.headers['set-cookie'])].join('; ');
-  return { cookie, csrf: form.csrf };
+  // Signed in, the token is the session's (the one the signed-in pages carry).
+  const account = await t.app.inject({ method: 'GET', url: '/account', headers: { cookie } });
+  return { cookie, csrf: formOf(account.body)!.csrf };
 }
 
 describe('the signed-in session on the JSON API', () => {

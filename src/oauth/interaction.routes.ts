@@ -9,7 +9,9 @@ import type { Db } from '../db/database.ts';
 import { findUserById } from '../users/users.repo.ts';
 import { html } from '../account/html.ts';
 import { sendHtml as sendPage } from '../account/replies.ts';
-import { csrfToken, csrfValid, sessionUserId } from '../account/sessions.logic.ts';
+import { csrfToken } from '../account/csrf.ts';
+import { refuseForm } from '../account/forms.ts';
+import { sessionUserId } from '../account/sessions.logic.ts';
 import { signInPage, signInWith } from '../account/sign-in.ts';
 import { consentPage, expiredPage } from './pages.ts';
 
@@ -90,7 +92,7 @@ export async function interactionRoutes(app: FastifyInstance, { provider, db, co
     const { details, client, clientName } = it;
     if (details.prompt.name === 'login') {
       // Signed in on the web pages already (e.g. at /account): no second sign-in.
-      const userId = await sessionUserId(db, request);
+      const userId = await sessionUserId(db, config.baseUrl, request);
       if (userId) return finish(request, reply, { login: { accountId: userId } });
       return sendHtml(reply, 200, signInForm(request, reply, clientName), details.params.redirect_uri);
     }
@@ -116,7 +118,8 @@ export async function interactionRoutes(app: FastifyInstance, { provider, db, co
     if (!it || it.details.prompt.name !== 'login') return expired(reply);
     const form = request.body ?? {};
     const redirectUri = it.details.params.redirect_uri;
-    if (!csrfValid(request, config.baseUrl, config.secretKey, form.csrf)) return expired(reply);
+    const refused = refuseForm(request, reply, config, form.csrf, `/oauth/interaction/${request.params.uid}`);
+    if (refused) return refused;
     const result = await signIn(request, reply, form);
     if (!result.ok) {
       const { status, headers, username, error } = result;
@@ -130,7 +133,8 @@ export async function interactionRoutes(app: FastifyInstance, { provider, db, co
     const it = await load(request, reply);
     const accountId = it?.details.session?.accountId;
     if (!it || it.details.prompt.name !== 'consent' || !accountId) return expired(reply);
-    if (!csrfValid(request, config.baseUrl, config.secretKey, request.body?.csrf)) return expired(reply);
+    const refused = refuseForm(request, reply, config, request.body?.csrf, `/oauth/interaction/${request.params.uid}`);
+    if (refused) return refused;
     const { details } = it;
     const grant = details.grantId
       ? await provider.Grant.find(details.grantId)
@@ -147,7 +151,8 @@ export async function interactionRoutes(app: FastifyInstance, { provider, db, co
   app.post<Params & Form>('/oauth/interaction/:uid/abort', hide, async (request, reply) => {
     const it = await load(request, reply);
     if (!it) return expired(reply);
-    if (!csrfValid(request, config.baseUrl, config.secretKey, request.body?.csrf)) return expired(reply);
+    const refused = refuseForm(request, reply, config, request.body?.csrf, `/oauth/interaction/${request.params.uid}`);
+    if (refused) return refused;
     return finish(request, reply, { error: 'access_denied', error_description: 'The person denied the request.' });
   });
 }

@@ -1,7 +1,7 @@
 // The `delivery` job: publish one post to one service through its connector, and record the
 // outcome on the delivery (and the service's status) when the job closes.
 import type { Db } from '../db/database.ts';
-import type { Outbound } from '../lib/ssrf.ts';
+import { OutboundBlockedError, type Outbound } from '../lib/ssrf.ts';
 import type { Job, JobHandler } from '../jobs/worker.ts';
 import { connectors, isServiceType } from './connectors/index.ts';
 import { DeliveryError, type PublishResult } from './connectors/connector.ts';
@@ -30,6 +30,19 @@ export function postPageUrl(baseUrl: string, username: string, postId: string): 
   return `${baseUrl}/@${encodeURIComponent(username)}/${postId}`;
 }
 
+/**
+ * A target the outbound rules refuse (WAYPOST_OUTBOUND_ALLOW) is refused again on every retry:
+ * the delivery fails at once, the refusal its error, and can be tried again once the rules or
+ * the service change.
+ */
+async function refusalIsFinal<R>(send: () => Promise<R>): Promise<R> {
+  try {
+    return await send();
+  } catch (error) {
+    throw error instanceof OutboundBlockedError ? new DeliveryError(error.message, true) : error;
+  }
+}
+
 export function deliveryHandler({ db, outbound, secretsKey, now, baseUrl, media }: DeliveryDeps): JobHandler<Outcome> {
   return {
     async perform(job: Job): Promise<Outcome> {
@@ -43,7 +56,7 @@ export function deliveryHandler({ db, outbound, secretsKey, now, baseUrl, media 
       // Groups refuse services that cannot publish (trackers); this holds for rows from before.
       const connector = connectors[service.type];
       if (!connector.publish) throw new DeliveryError(`a ${service.type} service publishes nothing`, true);
-      const result = await connector.publish({
+      const request = {
         post,
         // Read now, not when the post was written: a medium made private or deleted since stays home.
         media: await outgoingMedia(db, media, baseUrl, delivery.user_id, post.media_ids),
@@ -55,7 +68,8 @@ export function deliveryHandler({ db, outbound, secretsKey, now, baseUrl, media 
         deliveryId,
         outbound,
         now,
-      });
+      };
+      const result = await refusalIsFinal(() => connector.publish!(request));
       return { ...result, serviceId: service.id };
     },
 

@@ -10,16 +10,9 @@ import { mediaStorage } from '../media/media.storage.ts';
 import { findUserById } from '../users/users.repo.ts';
 import { html, page, type Html } from '../account/html.ts';
 import { seeOther, sendHtml } from '../account/replies.ts';
-import {
-  csrfToken,
-  csrfValid,
-  SESSION_COOKIE,
-  sessionUserId,
-  setCookie,
-  signIn,
-  signInClient,
-  signInRefusal,
-} from '../account/sessions.logic.ts';
+import { csrfToken } from '../account/csrf.ts';
+import { refuseForm } from '../account/forms.ts';
+import { endSession, sessionUserId, signIn, signInClient, signInRefusal } from '../account/sessions.logic.ts';
 import { signInLimits } from '../account/sign-in-limits.logic.ts';
 
 type Form = { Body: { password?: string; csrf?: string } | undefined };
@@ -57,7 +50,7 @@ export async function accountDeleteRoutes(
   const csrf = (request: FastifyRequest, reply: FastifyReply) =>
     csrfToken(request, reply, config.baseUrl, config.secretKey);
   const signedIn = async (request: FastifyRequest) => {
-    const userId = await sessionUserId(db, request);
+    const userId = await sessionUserId(db, config.baseUrl, request);
     return userId ? findUserById(db, userId) : undefined;
   };
   const toAccount = (reply: FastifyReply) => seeOther(reply, '/account');
@@ -69,19 +62,12 @@ export async function accountDeleteRoutes(
   });
 
   app.post<Form>('/account/delete', hide, async (request, reply) => {
-    if (!csrfValid(request, config.baseUrl, config.secretKey, request.body?.csrf)) {
-      return send(
-        reply,
-        403,
-        'Form expired',
-        html`<h1>This form has expired</h1>
-          <p><a href="/account/delete">Open the page again</a> and try again.</p>`,
-      );
-    }
+    const refused = refuseForm(request, reply, config, request.body?.csrf, '/account/delete');
+    if (refused) return refused;
     const user = await signedIn(request);
     if (!user) return toAccount(reply);
     const password = String(request.body?.password ?? '');
-    const result = await signIn(db, limits, user.username, password, signInClient(request));
+    const result = await signIn(db, limits, user.username, password, signInClient(request, config.baseUrl));
     if (!result.ok || result.user.id !== user.id) {
       const refusal = signInRefusal(result.ok ? { ok: false, reason: 'invalid' } : result);
       const { status, headers } = refusal;
@@ -95,7 +81,7 @@ export async function accountDeleteRoutes(
       );
     }
     await deleteAccount(database, storage, user.id, limits);
-    setCookie(reply, request, config.baseUrl, SESSION_COOKIE, '', 0);
+    await endSession(db, request, reply, config.baseUrl);
     return send(
       reply,
       200,

@@ -2,8 +2,8 @@
 import formbody from '@fastify/formbody';
 import type { FastifyInstance } from 'fastify';
 import { seeOther } from '../account/replies.ts';
-import { csrfValid, sessionUserId } from '../account/sessions.logic.ts';
-import { formExpired } from '../account/sign-in.routes.ts';
+import { refuseForm } from '../account/forms.ts';
+import { sessionUserId } from '../account/sessions.logic.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/database.ts';
 import { revokeAuthorizedApp } from '../oauth/grants.logic.ts';
@@ -16,8 +16,9 @@ export async function accountRoutes(app: FastifyInstance, { db, config }: { db: 
     '/account/apps/:grantId/revoke',
     { schema: { hide: true } },
     async (request, reply) => {
-      if (!csrfValid(request, config.baseUrl, config.secretKey, request.body?.csrf)) return formExpired(reply);
-      const userId = await sessionUserId(db, request);
+      const refused = refuseForm(request, reply, config, request.body?.csrf, '/account');
+      if (refused) return refused;
+      const userId = await sessionUserId(db, config.baseUrl, request);
       if (!userId) return seeOther(reply, '/account');
       await revokeAuthorizedApp(db, userId, request.params.grantId);
       return seeOther(reply, '/account');

@@ -3,7 +3,8 @@
 import type { FastifyInstance } from 'fastify';
 import { html, type Html } from '../account/html.ts';
 import { sendHtml } from '../account/replies.ts';
-import { csrfToken, sessionUserId } from '../account/sessions.logic.ts';
+import { csrfToken } from '../account/csrf.ts';
+import { sessionUserId } from '../account/sessions.logic.ts';
 import { accountSignInPage } from '../account/sign-in.routes.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/database.ts';
@@ -28,7 +29,7 @@ export async function webAppRoutes(
   const registered = new Set(pages.map((page) => page.path));
   for (const page of pages) {
     app.get(page.path, { schema: { hide: true } }, async (request, reply) => {
-      const userId = await sessionUserId(db, request);
+      const userId = await sessionUserId(db, config.baseUrl, request);
       const user = userId ? await findUserById(db, userId) : undefined;
       if (!user) {
         if (page.visitor) return sendHtml(reply, 200, await page.visitor(request, reply, { db, config }));

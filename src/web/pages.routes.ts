@@ -1,5 +1,6 @@
 // The pages a person sees before signing in: the home page for visitors, first-run setup and,
-// when the operator opens it, self-registration.
+// when the operator opens it, self-registration. Their forms carry the pre-session CSRF token
+// (src/account/csrf.ts) like the sign-in form.
 import { sendHtml } from '../account/replies.ts';
 import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -9,6 +10,8 @@ import { AppError } from '../http/errors.ts';
 import { redeemSetupToken, setupTokenIsValid } from '../users/setup.logic.ts';
 import { createUser, type NewUser } from '../users/users.logic.ts';
 import { countUsers } from '../users/users.repo.ts';
+import { csrfToken } from '../account/csrf.ts';
+import { refuseForm } from '../account/forms.ts';
 import { html, page, type Html } from '../account/html.ts';
 import { layout } from './layout.ts';
 
@@ -18,14 +21,16 @@ interface AccountForm {
   password_again?: string;
   display_name?: string;
   token?: string;
+  csrf?: string;
 }
 
 const sendPage = (reply: FastifyReply, status: number, title: string, body: Html) =>
   sendHtml(reply, status, page(title, body));
 
-function accountForm(action: string, form: AccountForm, error?: string, hidden?: Html): Html {
+function accountForm(action: string, csrf: string, form: AccountForm, error?: string, hidden?: Html): Html {
   return html` ${error ? html`<p class="error" role="alert">${error}</p>` : ''}
     <form method="post" action="${action}">
+      <input type="hidden" name="csrf" value="${csrf}" />
       ${hidden ?? ''}
       <label for="username">Username</label>
       <input
@@ -102,6 +107,8 @@ export async function homeForVisitor(
 export async function pagesRoutes(app: FastifyInstance, { db, config }: { db: Db; config: Config }) {
   await app.register(formbody);
   const hide = { schema: { hide: true } };
+  const csrf = (request: FastifyRequest, reply: FastifyReply) =>
+    csrfToken(request, reply, config.baseUrl, config.secretKey);
 
   // A query or form field given twice arrives as an array: such a link is not the one printed.
   app.get<{ Querystring: { token?: string | string[] } }>('/setup', hide, async (request, reply) => {
@@ -124,12 +131,14 @@ export async function pagesRoutes(app: FastifyInstance, { db, config }: { db: Db
       200,
       'Create the first account',
       html`<h1>Create the first account</h1>
-        ${accountForm('/setup', {}, undefined, html`<input type="hidden" name="token" value="${token}" />`)}`,
+        ${accountForm('/setup', csrf(request, reply), {}, undefined, html`<input type="hidden" name="token" value="${token}" />`)}`,
     );
   });
 
   app.post<{ Body: AccountForm }>('/setup', hide, async (request, reply) => {
     const form = request.body ?? {};
+    const refused = refuseForm(request, reply, config, form.csrf, '/');
+    if (refused) return refused;
     try {
       const user = await redeemSetupToken(db, typeof form.token === 'string' ? form.token : '', newUserFrom(form));
       return sendPage(
@@ -157,23 +166,25 @@ export async function pagesRoutes(app: FastifyInstance, { db, config }: { db: Db
         error.status,
         'Create the first account',
         html`<h1>Create the first account</h1>
-          ${accountForm('/setup', form, error.message, html`<input type="hidden" name="token" value="${form.token ?? ''}" />`)}`,
+          ${accountForm('/setup', csrf(request, reply), form, error.message, html`<input type="hidden" name="token" value="${form.token ?? ''}" />`)}`,
       );
     }
   });
 
   if (config.registrationOpen) {
-    app.get('/register', hide, async (_request, reply) =>
+    app.get('/register', hide, async (request, reply) =>
       sendPage(
         reply,
         200,
         'Create an account',
         html`<h1>Create an account</h1>
-          ${accountForm('/register', {})}`,
+          ${accountForm('/register', csrf(request, reply), {})}`,
       ),
     );
     app.post<{ Body: AccountForm }>('/register', hide, async (request, reply) => {
       const form = request.body ?? {};
+      const refused = refuseForm(request, reply, config, form.csrf, '/register');
+      if (refused) return refused;
       try {
         const user = await createUser(db, newUserFrom(form));
         return sendPage(
@@ -190,7 +201,7 @@ export async function pagesRoutes(app: FastifyInstance, { db, config }: { db: Db
           error.status,
           'Create an account',
           html`<h1>Create an account</h1>
-            ${accountForm('/register', form, error.message)}`,
+            ${accountForm('/register', csrf(request, reply), form, error.message)}`,
         );
       }
     });

@@ -1,12 +1,26 @@
+import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formOf } from '../../test/browser.ts';
 import { buildTestApp, countRows, createTestUser, type TestApp } from '../../test/helpers.ts';
 import { issueSetupToken } from '../users/setup.logic.ts';
 import { authenticate } from '../users/users.logic.ts';
 
-const form = (fields: Record<string, string>) => ({
-  payload: new URLSearchParams(fields).toString(),
-  headers: { 'content-type': 'application/x-www-form-urlencoded' },
-});
+/**
+ * A browser that opened `url`: its form posts carry the cookie and CSRF token that page gave
+ * (bound to the browser, so any form page will do), from this server's own page.
+ */
+async function browserAt(app: FastifyInstance, url: string) {
+  const page = await app.inject({ method: 'GET', url });
+  const cookie = [page.headers['set-cookie'] ?? []]
+    .flat()
+    .map((line) => String(line).split(';')[0])
+    .join('; ');
+  const { csrf } = formOf(page.body)!;
+  return (fields: Record<string, string>) => ({
+    payload: new URLSearchParams({ csrf, ...fields }).toString(),
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie, 'sec-fetch-site': 'same-origin' },
+  });
+}
 
 describe('first run', () => {
   let t: TestApp;
@@ -35,6 +49,7 @@ describe('first run', () => {
     const page = await t.app.inject({ method: 'GET', url: `/setup?token=${token}` });
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain('<label for="username">');
+    const form = await browserAt(t.app, `/setup?token=${token}`);
 
     const fields = { token: token!, username: 'first', password: 'first password!', password_again: 'first password!' };
     const wrongToken = await t.app.inject({ method: 'POST', url: '/setup', ...form({ ...fields, token: 'guess' }) });
@@ -61,11 +76,13 @@ describe('first run', () => {
 
   it('escapes what it echoes', async () => {
     const token = 'x"><script>alert(1)</script>';
+    const form = await browserAt(t.app, '/account');
     const response = await t.app.inject({
       method: 'POST',
       url: '/setup',
       ...form({ token, username: '<b>', password: 'p', password_again: 'p' }),
     });
+    expect(response.statusCode).toBe(403); // the setup link is not valid
     expect(response.body).not.toContain('<script>alert(1)</script>');
     expect(response.body).not.toContain('<b>');
   });
@@ -85,6 +102,7 @@ describe('self-registration, when the operator opens it', () => {
   it('creates accounts and refuses taken names', async () => {
     await createTestUser(t.database, { username: 'taken' });
     expect((await t.app.inject({ method: 'GET', url: '/' })).body).toContain('href="/register"');
+    const form = await browserAt(t.app, '/register');
     const fields = { username: 'newcomer', password: 'good password', password_again: 'good password' };
     expect((await t.app.inject({ method: 'POST', url: '/register', ...form(fields) })).statusCode).toBe(201);
     const taken = await t.app.inject({ method: 'POST', url: '/register', ...form({ ...fields, username: 'TAKEN' }) });

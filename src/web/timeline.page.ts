@@ -6,7 +6,15 @@
 import { html, type Html } from '../account/html.ts';
 import { deleteButton } from './buttons.html.ts';
 import { itemMedia, mediumAlt, scopeBadge } from './items.html.ts';
-import { nextLink, type LocationObject, type MediumObject, type PostObject, type SettingsObject } from './api-types.ts';
+import {
+  nextLink,
+  type Delivery,
+  type LocationObject,
+  type MediumObject,
+  type PostObject,
+  type ServiceObject,
+  type SettingsObject,
+} from './api-types.ts';
 import type { AppPage, PageContext } from './page.ts';
 import { homeForVisitor } from './pages.routes.ts';
 import { clockOf, dayHeading, dayOf, endOfDay } from './time.ts';
@@ -80,7 +88,30 @@ export async function load(ctx: PageContext, query: Query, timezone: string, pat
   return { entries, more };
 }
 
-function postEntry(post: PostObject, media: Map<string, MediumObject>, timezone: string, ms: number): Html {
+/**
+ * Where a post went: each service, its delivery's status and, when an attempt failed, the error
+ * (a pending delivery with an error is waiting to be tried again).
+ */
+function deliveriesLine(deliveries: readonly Delivery[], services: ReadonlyMap<string, string>): Html {
+  return html`<p class="meta deliveries">
+    Deliveries:
+    ${deliveries.map(
+      (d, i) =>
+        html`${i > 0 ? '; ' : ''}${services.get(d.service_id) ?? d.service_id}:
+          <span class="status-${d.status}">${d.status}</span>${
+            d.last_error ? html` (${d.status === 'pending' ? 'last try: ' : ''}${d.last_error})` : ''
+          }`,
+    )}
+  </p>`;
+}
+
+function postEntry(
+  post: PostObject,
+  media: Map<string, MediumObject>,
+  services: ReadonlyMap<string, string>,
+  timezone: string,
+  ms: number,
+): Html {
   const other = post.scope === 'public' ? 'private' : 'public';
   return html`<article class="card item" data-item data-kind="post" id="post-${post.id}">
     <div>
@@ -90,13 +121,7 @@ function postEntry(post: PostObject, media: Map<string, MediumObject>, timezone:
       <p class="text">${post.text}</p>
       ${itemMedia(post.media_ids, media)}
       ${post.location ? html`<p class="meta">At ${post.location.lat}, ${post.location.lon}</p>` : ''}
-      ${
-        post.deliveries && post.deliveries.length > 0
-          ? html`<p class="meta">
-              Deliveries: ${post.deliveries.map((d) => html`<span class="status-${d.status}">${d.status}</span> `)}
-            </p>`
-          : ''
-      }
+      ${post.deliveries && post.deliveries.length > 0 ? deliveriesLine(post.deliveries, services) : ''}
     </div>
     <div class="actions">
       <button type="button" class="secondary small" data-change="/posts/id/${post.id}" data-scope="${other}">
@@ -223,6 +248,10 @@ export const timelinePage: AppPage = {
           if (answer) media.set(id, answer.data);
         }),
     );
+    const delivered = entries.some((e) => e.kind === 'posts' && (e.item.deliveries?.length ?? 0) > 0);
+    const services = new Map(
+      delivered ? (await ctx.api<ServiceObject[]>('/services')).data.map((service) => [service.id, service.name]) : [],
+    );
     const days = new Map<string, Entry[]>();
     for (const e of entries) {
       const day = dayOf(e.ms, timezone);
@@ -240,7 +269,7 @@ export const timelinePage: AppPage = {
                     <h2>${dayHeading(day)}</h2>
                     ${list.map((e) =>
                       e.kind === 'posts'
-                        ? postEntry(e.item, media, timezone, e.ms)
+                        ? postEntry(e.item, media, services, timezone, e.ms)
                         : e.kind === 'media'
                           ? mediumEntry(e.item, timezone, e.ms)
                           : locationEntry(e.item, timezone, e.ms),

@@ -219,8 +219,11 @@ function renderDeliveries(post, list) {
       remote.textContent = 'the copy there';
       li.append(' (', remote, ')');
     }
+    // A pending delivery with an error failed an attempt and waits to be tried again.
+    if (delivery.last_error) {
+      li.append(delivery.status === 'pending' ? ` (last try: ${delivery.last_error})` : `: ${delivery.last_error}`);
+    }
     if (delivery.status === 'failed') {
-      if (delivery.last_error) li.append(`: ${delivery.last_error}`);
       const retry = document.createElement('button');
       retry.type = 'button';
       retry.className = 'secondary small';

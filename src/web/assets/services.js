@@ -9,11 +9,20 @@ document.addEventListener('click', async (event) => {
   button.disabled = true;
   status.textContent = 'Testing…';
   try {
+    // 200 whatever the target said: `ok` tells, `status` is its HTTP status (null: not reached),
+    // `detail` its answer or why it could not be reached (docs/api.md "Services and groups").
     const { data } = await api('POST', `/services/${button.dataset.test}/test`);
-    const answer = data && typeof data === 'object' ? data : {};
-    const code = answer.status ?? answer.status_code;
-    status.textContent = `Test sent${code !== undefined ? `: the service answered ${code}` : ''}.`;
-    status.className = 'test-result status-delivered';
+    const answer = data && typeof data === 'object' ? data : { ok: false, status: null, detail: String(data) };
+    const answered =
+      answer.status !== null && answer.status !== undefined ? `the service answered ${answer.status}` : '';
+    if (answer.ok === true) {
+      status.textContent = `Test sent${answered ? `: ${answered}` : ''}.`;
+      status.className = 'test-result status-delivered';
+    } else {
+      const said = [answered, answer.detail ?? ''].filter(Boolean);
+      status.textContent = `Test failed: ${said.length ? said.join(': ') : 'no answer'}.`;
+      status.className = 'test-result status-failed';
+    }
   } catch (error) {
     status.textContent = `Test failed: ${error.message}`;
     status.className = 'test-result status-failed';

@@ -14,8 +14,8 @@ export interface Viewer {
 }
 
 /** The signed-in person, or undefined. */
-export async function viewerOf(db: Db, request: FastifyRequest): Promise<Viewer | undefined> {
-  const id = await sessionUserId(db, request);
+export async function viewerOf(db: Db, baseUrl: string, request: FastifyRequest): Promise<Viewer | undefined> {
+  const id = await sessionUserId(db, baseUrl, request);
   const row = id ? await findUserById(db, id) : undefined;
   return row ? { id: row.id, username: row.username, displayName: row.display_name } : undefined;
 }

@@ -9,16 +9,15 @@
 // never in a URL.
 import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { html } from '../../account/html.ts';
 import { seeOther, sendHtml } from '../../account/replies.ts';
-import { csrfToken, csrfValid } from '../../account/sessions.logic.ts';
+import { csrfToken } from '../../account/csrf.ts';
+import { refuseForm } from '../../account/forms.ts';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/database.ts';
 import { AppError } from '../../http/errors.ts';
 import { secretsKey } from '../../services/secrets.ts';
 import { createService, getService, listServices, rotateIngestToken } from '../../services/services.logic.ts';
 import { APP_PAGES } from '../registry.ts';
-import { layout } from '../layout.ts';
 import { appPage, viewerOf, type Viewer } from './signed-in.ts';
 import { isTracker, setupHtml, trackersBody, TRACKER_TYPES, type TrackersView } from './trackers.html.ts';
 
@@ -44,22 +43,15 @@ export async function trackersRoutes(app: FastifyInstance, { db, config }: { db:
     return sendHtml(reply, status, appPage({ title: 'Trackers', body, viewer, csrf, current: '/app/trackers', pages }));
   }
 
-  const expired = (reply: FastifyReply) =>
-    sendHtml(
-      reply,
-      403,
-      layout({
-        title: 'Form expired',
-        body: html`<h1>This form has expired</h1>
-          <p><a href="/app/trackers">Open the Trackers page</a> and try again.</p>`,
-      }),
-    );
+  const refused = (request: FastifyRequest, reply: FastifyReply, token: unknown) =>
+    refuseForm(request, reply, config, token, '/app/trackers');
 
   app.post<{ Body: Form | undefined }>('/app/trackers', hide, async (request, reply) => {
-    const viewer = await viewerOf(db, request);
+    const viewer = await viewerOf(db, baseUrl, request);
     if (!viewer) return seeOther(reply, '/account');
     const form = request.body ?? {};
-    if (!csrfValid(request, baseUrl, config.secretKey, form.csrf)) return expired(reply);
+    const refusal = refused(request, reply, form.csrf);
+    if (refusal) return refusal;
     const type = (TRACKER_TYPES as readonly string[]).includes(form.type ?? '')
       ? (form.type as (typeof TRACKER_TYPES)[number])
       : undefined;
@@ -83,9 +75,10 @@ export async function trackersRoutes(app: FastifyInstance, { db, config }: { db:
     '/app/trackers/:id/token',
     hide,
     async (request, reply) => {
-      const viewer = await viewerOf(db, request);
+      const viewer = await viewerOf(db, baseUrl, request);
       if (!viewer) return seeOther(reply, '/account');
-      if (!csrfValid(request, baseUrl, config.secretKey, request.body?.csrf)) return expired(reply);
+      const refusal = refused(request, reply, request.body?.csrf);
+      if (refusal) return refusal;
       try {
         const tracker = await getService(db, baseUrl, viewer.id, request.params.id);
         if (!isTracker(tracker)) throw new AppError('not_found', 'No such tracker.');

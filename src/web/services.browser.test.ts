@@ -1,0 +1,77 @@
+// What the pages say when the outbound rules refuse a target, in Chromium: the Services page's
+// Test button shows the API's answer (`ok: false` and why), and a delivery the rules refused is
+// failed at once, with its error beside it on the timeline.
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestUser } from '../../test/helpers.ts';
+import { tokenFor } from '../../test/tokens.ts';
+import { launchChromium, signInThroughPage, webTestApp } from '../../test/web.ts';
+
+const WAIT = { timeout: 20_000, interval: 100 };
+const SECRET = `whsec_${Buffer.alloc(24, 3).toString('base64')}`;
+const REFUSAL = 'refused to connect to 127.0.0.1: a loopback address (WAYPOST_OUTBOUND_ALLOW does not allow it)';
+
+let t: Awaited<ReturnType<typeof webTestApp>>;
+let browser: Browser;
+
+beforeAll(async () => {
+  // Private addresses allowed, loopback not: a webhook on 127.0.0.1 is refused.
+  t = await webTestApp({ WAYPOST_OUTBOUND_ALLOW: 'private' });
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser?.close();
+  await t?.close();
+});
+
+describe('a webhook the outbound rules refuse', () => {
+  it('Test shows the refusal, and a post’s delivery is failed with the refusal on the timeline', async () => {
+    const user = await createTestUser(t.database);
+    const token = await tokenFor(t, user, ['create_service', 'manage_groups', 'create_post']);
+    const call = async (url: string, payload: object) => {
+      const response = await t.app.inject({
+        method: 'POST',
+        url,
+        headers: { authorization: `Bearer ${token}` },
+        payload,
+      });
+      expect(response.statusCode).toBeLessThan(300);
+      return response.json<{ id: string }>();
+    };
+    const service = await call('/services', {
+      type: 'webhook',
+      name: 'Home server',
+      config: { url: 'http://127.0.0.1:4567/hook', secret: SECRET },
+    });
+    const group = await call('/services/groups', { name: 'Home', service_ids: [service.id] });
+
+    const page = await (await browser.newContext()).newPage();
+    await signInThroughPage(page, t.baseUrl, user.username, user.password);
+    await page.goto(`${t.baseUrl}/app/services`);
+    const card = page.locator(`[data-service="${service.id}"]`);
+    const [answer] = await Promise.all([
+      page.waitForResponse((r) => r.url().endsWith(`/services/${service.id}/test`)),
+      card.getByRole('button', { name: 'Test Home server' }).click(),
+    ]);
+    expect(await answer.json()).toEqual({ ok: false, status: null, detail: REFUSAL });
+    const result = card.locator('.test-result');
+    await expect.poll(() => result.textContent(), WAIT).toBe(`Test failed: ${REFUSAL}.`);
+    expect(await result.getAttribute('class')).toBe('test-result status-failed');
+
+    const post = await call('/posts', { text: 'To the home server', groups: [group.id], scope: 'public' });
+    const delivery = () =>
+      t.database.db
+        .selectFrom('deliveries')
+        .select(['status', 'attempts', 'last_error'])
+        .where('post_id', '=', post.id)
+        .executeTakeFirst();
+    // Refused by the rules is final: no retries, the reason kept.
+    await expect.poll(delivery, WAIT).toEqual({ status: 'failed', attempts: 1, last_error: REFUSAL });
+
+    await page.goto(`${t.baseUrl}/`);
+    const deliveries = page.locator(`#post-${post.id} .deliveries`);
+    expect((await deliveries.innerText()).replace(/\s+/g, ' ').trim()).toBe(
+      `Deliveries: Home server: failed (${REFUSAL})`,
+    );
+  });
+});
