@@ -15,7 +15,7 @@ import { healthRoutes } from './http/health.ts';
 import { RequestLogController } from './logger.ts';
 import metrics, { type ResponseLabels } from './http/metrics.ts';
 import openapi from './http/openapi.ts';
-import plumbing, { clientErrorHandler, frameworkErrors, requestId } from './http/plumbing.ts';
+import plumbing, { clientErrorHandler, frameworkErrors, requestId, securityHeaders } from './http/plumbing.ts';
 import { importsRoutes } from './imports/imports.routes.ts';
 import { infoRoutes } from './info/info.routes.ts';
 import { historyRoutes } from './history/history.routes.ts';
@@ -92,6 +92,7 @@ export async function buildApp({ config, database, logger, onJobsQueued }: AppDe
     config.publicCacheBytes > 0
       ? new PageCache({ maxBytes: config.publicCacheBytes, revalidateMs: config.publicCacheRevalidateMs })
       : undefined;
+  const headers = securityHeaders(config.baseUrl);
   const app = Fastify({
     // Anonymous reads of public pages that are known current are answered before routing
     // (src/items/public-pages.ts); everything else goes to fastify.
@@ -106,8 +107,8 @@ export async function buildApp({ config, database, logger, onJobsQueued }: AppDe
     // Requests during shutdown, router failures and requests Node cannot parse are answered as
     // problem+json with the usual headers (src/http/plumbing.ts), not in fastify's format.
     return503OnClosing: false,
-    frameworkErrors,
-    clientErrorHandler,
+    frameworkErrors: frameworkErrors(headers),
+    clientErrorHandler: clientErrorHandler(headers),
     ajv: {
       // Unknown fields are an error, not silently dropped (docs/api.md: no mass assignment).
       customOptions: { removeAdditional: false, allErrors: true, coerceTypes: 'array', useDefaults: true },
@@ -126,7 +127,7 @@ export async function buildApp({ config, database, logger, onJobsQueued }: AppDe
     });
   }
   app.setErrorHandler(handleError);
-  await app.register(plumbing);
+  await app.register(plumbing, { headers });
   await app.register(openapi, { baseUrl: config.baseUrl });
   await app.register(metrics, { token: config.metricsToken, loopback: config.metricsLoopback });
   await app.register(cors);
