@@ -15,6 +15,7 @@ import { healthRoutes } from './http/health.ts';
 import { RequestLogController } from './logger.ts';
 import metrics, { type ResponseLabels } from './http/metrics.ts';
 import openapi from './http/openapi.ts';
+import { cursorsFor } from './http/cursors.ts';
 import plumbing, { clientErrorHandler, frameworkErrors, requestId, securityHeaders } from './http/plumbing.ts';
 import { importsRoutes } from './imports/imports.routes.ts';
 import { infoRoutes } from './info/info.routes.ts';
@@ -133,6 +134,7 @@ export async function buildApp({ config, database, logger, onJobsQueued }: AppDe
   await app.register(cors);
 
   const { db } = database;
+  const cursors = cursorsFor(config.secretKey);
   const provider = createProvider(config, db, app.log);
   app.decorate('oauthProvider', provider);
   await app.register(auth, {
@@ -152,12 +154,13 @@ export async function buildApp({ config, database, logger, onJobsQueued }: AppDe
   await app.register(webAppRoutes, { db, config, pages: APP_PAGES });
   await app.register(accountDeleteRoutes, { database, config });
   await app.register(publicAssetsRoutes, { config });
-  await app.register(publicPagesRoutes, { db, config, pages });
+  await app.register(publicPagesRoutes, { db, config, pages, cursors });
   await app.register(trackerPagesRoutes, { db, config });
   await app.register(postsRoutes, {
     db,
     baseUrl: config.baseUrl,
     pages,
+    cursors,
     deliveries: postDeliveries({ baseUrl: config.baseUrl, maxAttempts: config.deliveryMaxAttempts }),
     onJobsQueued,
   });
@@ -168,8 +171,8 @@ export async function buildApp({ config, database, logger, onJobsQueued }: AppDe
     mediaJobs.close();
     done();
   });
-  await app.register(mediaRoutes, { db, config, pages, jobs: mediaJobs });
-  await app.register(locationsRoutes, { db, baseUrl: config.baseUrl, pages });
+  await app.register(mediaRoutes, { db, config, pages, jobs: mediaJobs, cursors });
+  await app.register(locationsRoutes, { db, baseUrl: config.baseUrl, pages, cursors });
   await app.register(importsRoutes, { db, config, onJobsQueued });
   await app.register(historyRoutes, { db, baseUrl: config.baseUrl });
   await app.register(servicesRoutes, {
@@ -186,7 +189,7 @@ export async function buildApp({ config, database, logger, onJobsQueued }: AppDe
   });
   await app.register(trackersRoutes, { db });
   await app.register(settingsRoutes, { db });
-  await app.register(viewsRoutes, { db, baseUrl: config.baseUrl });
+  await app.register(viewsRoutes, { db, baseUrl: config.baseUrl, cursors });
   await app.register(infoRoutes, { config });
   await app.register(deletionRoutes, { db, config });
   await app.register(changeRoutes, { db, baseUrl: config.baseUrl });

@@ -8,6 +8,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Db } from '../db/database.ts';
+import type { Cursors } from '../http/cursors.ts';
 import { rejectEmptyNumbers } from '../http/empty-numbers.ts';
 import { problems } from '../http/schemas.ts';
 import { UsernameParams } from '../users/users.schemas.ts';
@@ -21,7 +22,7 @@ const emptyNumbersAre400 = rejectEmptyNumbers(['count', 'since_time', 'until_tim
 
 export function registerItemReads<Q extends CollectionParams, T>(
   app: FastifyInstance,
-  { db, baseUrl, pages }: { db: Db; baseUrl: string; pages?: PageCache | undefined },
+  { db, baseUrl, pages, cursors }: { db: Db; baseUrl: string; pages?: PageCache | undefined; cursors: Cursors },
   kind: ItemKind<Q, T>,
 ): void {
   const path = `/${kind.table}`;
@@ -53,7 +54,7 @@ export function registerItemReads<Q extends CollectionParams, T>(
     },
     async (request, reply) => {
       const owner = { id: request.auth!.userId, username: request.auth!.username };
-      return sendPage(request, reply, { owner, scope: 'private', query: request.query as Q, byOwner: true });
+      return sendPage(request, reply, { owner, scope: 'private', query: request.query as Q, byOwner: true, cursors });
     },
   );
 
@@ -72,7 +73,7 @@ export function registerItemReads<Q extends CollectionParams, T>(
     },
     async (request, reply) => {
       const owner = { id: request.auth!.userId, username: request.auth!.username };
-      return sendPage(request, reply, { owner, scope: 'public', query: request.query as Q, byOwner: true });
+      return sendPage(request, reply, { owner, scope: 'public', query: request.query as Q, byOwner: true, cursors });
     },
   );
 
@@ -101,7 +102,7 @@ export function registerItemReads<Q extends CollectionParams, T>(
       const { username } = request.params as { username: string };
       const checked = checkpoint(pages);
       const { version, ...owner } = await ownerByUsername(db, username);
-      const ctx = { owner, scope: 'public' as const, query: request.query as Q, byOwner: false };
+      const ctx = { owner, scope: 'public' as const, query: request.query as Q, byOwner: false, cursors };
       return sendPublicPage(request, reply, ctx, { version, checked });
     },
   );

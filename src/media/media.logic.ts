@@ -84,9 +84,13 @@ export function toMedium(row: MediumRow, username: string, baseUrl: string, plac
 }
 
 export async function listMedia(db: Db, baseUrl: string, ctx: ListContext<CollectionParams>): Promise<Page<Medium>> {
-  const result = await selectMediaPage(db, { owner: ctx.owner.id, scope: ctx.scope }, toPageQuery(ctx.query));
+  const result = await selectMediaPage(
+    db,
+    { owner: ctx.owner.id, scope: ctx.scope },
+    toPageQuery(ctx.query, ctx.cursors),
+  );
   const places = await publicPlacesFor(db, ctx.owner.id, result.rows);
-  return pageOf(result, (row) => toMedium(row, ctx.owner.username, baseUrl, places));
+  return pageOf(result, (row) => toMedium(row, ctx.owner.username, baseUrl, places), ctx.cursors);
 }
 
 export async function getMedium(db: Db, baseUrl: string, id: string, auth: Auth | undefined): Promise<Medium> {
