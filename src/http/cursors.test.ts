@@ -76,7 +76,7 @@ async function expectRefused(cursor: string) {
 }
 
 /** The cursor of the next page, from the `Link` header. */
-function nextCursor(link: unknown): string | undefined {
+function nextCursor(link: string | string[] | number | undefined): string | undefined {
   const href = /^<([^>]+)>; rel="next"$/.exec(String(link ?? ''))?.[1];
   return href ? (new URL(href).searchParams.get('cursor') ?? undefined) : undefined;
 }
