@@ -7,11 +7,13 @@
 //
 //   node scripts/node24.mjs bench/public-bbox.ts                    (SQLite in a temp folder)
 //   DATABASE_URL=postgres://... node scripts/node24.mjs bench/public-bbox.ts
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { openDatabase } from '../src/db/database.ts';
+import { cursorsFor } from '../src/http/cursors.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { newId } from '../src/lib/ids.ts';
 import { selectLocationPage } from '../src/locations/locations.repo.ts';
@@ -130,8 +132,9 @@ console.log(
   `${database.dialect}, ${POINTS} public points per person, precision ${PRECISION_M} m, median of ${RUNS} (ms)`,
 );
 console.log('box                    kept     sql  widened  points');
+const cursors = cursorsFor(randomBytes(32));
 for (const [name, owner, box] of boxes) {
-  const ctx = { owner, scope: 'public' as const, query: query(box), byOwner: false, exact: false };
+  const ctx = { owner, scope: 'public' as const, query: query(box), byOwner: false, exact: false, cursors };
   let shown = 0;
   const kept = await median(async () => (shown = (await listLocations(db, ctx)).items.length));
   const inSql = await median(() => sqlPage(owner.id, box));

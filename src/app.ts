@@ -15,8 +15,9 @@ import { healthRoutes } from './http/health.ts';
 import { RequestLogController } from './logger.ts';
 import metrics, { type ResponseLabels } from './http/metrics.ts';
 import openapi from './http/openapi.ts';
+import { cursorsFor } from './http/cursors.ts';
 import refuseNul from './http/nul.ts';
-import plumbing, { clientErrorHandler, frameworkErrors, requestId } from './http/plumbing.ts';
+import plumbing, { clientErrorHandler, frameworkErrors, requestId, securityHeaders } from './http/plumbing.ts';
 import { importsRoutes } from './imports/imports.routes.ts';
 import { infoRoutes } from './info/info.routes.ts';
 import { historyRoutes } from './history/history.routes.ts';
@@ -93,6 +94,7 @@ export async function buildApp({ config, database, logger, onJobsQueued }: AppDe
     config.publicCacheBytes > 0
       ? new PageCache({ maxBytes: config.publicCacheBytes, revalidateMs: config.publicCacheRevalidateMs })
       : undefined;
+  const headers = securityHeaders(config.baseUrl);
   const app = Fastify({
     // Anonymous reads of public pages that are known current are answered before routing
     // (src/items/public-pages.ts); everything else goes to fastify.
@@ -107,8 +109,8 @@ export async function buildApp({ config, database, logger, onJobsQueued }: AppDe
     // Requests during shutdown, router failures and requests Node cannot parse are answered as
     // problem+json with the usual headers (src/http/plumbing.ts), not in fastify's format.
     return503OnClosing: false,
-    frameworkErrors,
-    clientErrorHandler,
+    frameworkErrors: frameworkErrors(headers),
+    clientErrorHandler: clientErrorHandler(headers),
     ajv: {
       // Unknown fields are an error, not silently dropped (docs/api.md: no mass assignment).
       customOptions: { removeAdditional: false, allErrors: true, coerceTypes: 'array', useDefaults: true },
@@ -127,13 +129,14 @@ export async function buildApp({ config, database, logger, onJobsQueued }: AppDe
     });
   }
   app.setErrorHandler(handleError);
-  await app.register(plumbing);
+  await app.register(plumbing, { headers });
   await app.register(refuseNul);
   await app.register(openapi, { baseUrl: config.baseUrl });
   await app.register(metrics, { token: config.metricsToken, loopback: config.metricsLoopback });
   await app.register(cors);
 
   const { db } = database;
+  const cursors = cursorsFor(config.secretKey);
   const provider = createProvider(config, db, app.log);
   app.decorate('oauthProvider', provider);
   await app.register(auth, {
@@ -153,12 +156,13 @@ export async function buildApp({ config, database, logger, onJobsQueued }: AppDe
   await app.register(webAppRoutes, { db, config, pages: APP_PAGES });
   await app.register(accountDeleteRoutes, { database, config });
   await app.register(publicAssetsRoutes, { config });
-  await app.register(publicPagesRoutes, { db, config, pages });
+  await app.register(publicPagesRoutes, { db, config, pages, cursors });
   await app.register(trackerPagesRoutes, { db, config });
   await app.register(postsRoutes, {
     db,
     baseUrl: config.baseUrl,
     pages,
+    cursors,
     deliveries: postDeliveries({ baseUrl: config.baseUrl, maxAttempts: config.deliveryMaxAttempts }),
     onJobsQueued,
   });
@@ -169,8 +173,8 @@ export async function buildApp({ config, database, logger, onJobsQueued }: AppDe
     mediaJobs.close();
     done();
   });
-  await app.register(mediaRoutes, { db, config, pages, jobs: mediaJobs });
-  await app.register(locationsRoutes, { db, baseUrl: config.baseUrl, pages });
+  await app.register(mediaRoutes, { db, config, pages, jobs: mediaJobs, cursors });
+  await app.register(locationsRoutes, { db, baseUrl: config.baseUrl, pages, cursors });
   await app.register(importsRoutes, { db, config, onJobsQueued });
   await app.register(historyRoutes, { db, baseUrl: config.baseUrl });
   await app.register(servicesRoutes, {
@@ -187,7 +191,7 @@ export async function buildApp({ config, database, logger, onJobsQueued }: AppDe
   });
   await app.register(trackersRoutes, { db });
   await app.register(settingsRoutes, { db });
-  await app.register(viewsRoutes, { db, baseUrl: config.baseUrl });
+  await app.register(viewsRoutes, { db, baseUrl: config.baseUrl, cursors });
   await app.register(infoRoutes, { config });
   await app.register(deletionRoutes, { db, config });
   await app.register(changeRoutes, { db, baseUrl: config.baseUrl });

@@ -6,6 +6,7 @@ import { userCommand } from './cli/users.cli.ts';
 import { stdio, UsageError } from './cli/output.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { migrateToLatest } from './db/migrate.ts';
+import { restrictNewFiles } from './lib/data-folder.ts';
 import { AppError } from './http/errors.ts';
 import { openConfiguredDatabase, serve, work } from './main.ts';
 
@@ -28,6 +29,8 @@ async function main(argv: string[]): Promise<number> {
     stdio.print(USAGE);
     return 0;
   }
+  // Before anything is written to the data folder (src/lib/data-folder.ts).
+  restrictNewFiles();
   const config = loadConfig();
   if (command === 'serve') {
     await serve(config);

@@ -249,7 +249,7 @@ function secretKey(env: Env, dataDir: string): Buffer {
   if (raw !== undefined) return parseSecretKey('WAYPOST_SECRET_KEY', raw);
   const file = join(dataDir, 'secret.key');
   if (!existsSync(file)) {
-    mkdirSync(dataDir, { recursive: true });
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     // 'wx': if another process wrote it first, keep theirs.
     try {
       writeFileSync(file, randomBytes(32).toString('hex') + '\n', { mode: 0o600, flag: 'wx' });

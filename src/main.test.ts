@@ -1,10 +1,12 @@
 // The server as an operator runs it: a real process, its log, its shutdown.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { chmodSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cliEnv } from '../test/cli.ts';
-import { createTestDatabase, type TestDatabase } from '../test/helpers.ts';
+import { createTestDatabase, DIALECT, type TestDatabase } from '../test/helpers.ts';
 
 const CLI = fileURLToPath(new URL('./cli.ts', import.meta.url));
 
@@ -129,5 +131,46 @@ describe('waypost serve', () => {
     expect(await response).toBe(403); // answered, not cut off (the form had no CSRF token)
     expect(await server.exited).toBe(0);
     await expect(fetch(`http://127.0.0.1:${server.port}/healthz`)).rejects.toThrow();
+  });
+
+  it("makes the data folder 0700 and every file in it 0600 at start, with a warning; SQLite's -wal and -shm too", async () => {
+    test = await createTestDatabase();
+    const dir = test.dataDir;
+    // A folder as an older version, a restore or a hand left it: readable by everyone.
+    const loose = (path: string, content = 'x') => {
+      mkdirSync(join(path, '..'), { recursive: true, mode: 0o755 });
+      writeFileSync(path, content);
+      chmodSync(path, 0o644);
+    };
+    loose(join(dir, 'imports', '01HZ0000000000000000000000.upload'));
+    loose(join(dir, 'media', 'ab', 'abcdef.jpg'));
+    for (const folder of [dir, join(dir, 'imports'), join(dir, 'media'), join(dir, 'media', 'ab')]) {
+      chmodSync(folder, 0o755);
+    }
+    if (DIALECT === 'sqlite') chmodSync(join(dir, 'waypost.db'), 0o644);
+
+    server = await startServer(test);
+    await server.waitFor(/"setup_url"/); // written to the database: SQLite's -wal exists
+    const modes: string[] = [];
+    const walk = (path: string) => {
+      const stat = statSync(path);
+      modes.push(`${relative(dir, path) || '.'} ${(stat.mode & 0o777).toString(8)}`);
+      if (stat.isDirectory()) for (const name of readdirSync(path).sort()) walk(join(path, name));
+    };
+    walk(dir);
+    const sqlite = DIALECT === 'sqlite' ? ['waypost.db 600', 'waypost.db-shm 600', 'waypost.db-wal 600'] : [];
+    expect(modes).toEqual([
+      '. 700',
+      'imports 700',
+      'imports/01HZ0000000000000000000000.upload 600',
+      'media 700',
+      'media/ab 700',
+      'media/ab/abcdef.jpg 600',
+      'media/tmp 700', // made by the server
+      ...sqlite,
+    ]);
+    const fixed = 6 + (DIALECT === 'sqlite' ? 1 : 0);
+    expect(server.log()).toContain(`"count":${fixed}`);
+    expect(server.log()).toContain('in the data folder were readable by others; made 0600 (files) and 0700 (folders)');
   });
 });

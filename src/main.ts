@@ -6,15 +6,42 @@ import { openDatabase, type Database } from './db/database.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { createJobRunner, type JobRunner } from './job-runner.ts';
 import type { Purged } from './housekeeping/housekeeping.ts';
+import { tightenDataFolder } from './lib/data-folder.ts';
 import { createLogger } from './logger.ts';
+import type { Logger } from 'pino';
 import { issueSetupToken } from './users/setup.logic.ts';
 
 export function openConfiguredDatabase(config: Config): Database {
   return openDatabase(databaseOptions(config));
 }
 
+/**
+ * The data folder's modes, checked at start (README "Security"): what group or others could
+ * read is made 0700 (folders) or 0600 (files), with a warning, since it came from an older
+ * version, a restore or a hand.
+ */
+function checkDataFolder(config: Config, logger: Logger): void {
+  const loose = tightenDataFolder(config.dataDir);
+  if (loose.length === 0) return;
+  const fixed = loose.filter((entry) => entry.error === undefined);
+  const stuck = loose.filter((entry) => entry.error !== undefined);
+  if (fixed.length > 0) {
+    logger.warn(
+      { data_dir: config.dataDir, count: fixed.length, first: fixed.slice(0, 10) },
+      `${fixed.length} file(s) or folder(s) in the data folder were readable by others; made 0600 (files) and 0700 (folders)`,
+    );
+  }
+  if (stuck.length > 0) {
+    logger.error(
+      { data_dir: config.dataDir, count: stuck.length, first: stuck.slice(0, 10) },
+      `${stuck.length} file(s) or folder(s) in the data folder are readable by others and could not be changed`,
+    );
+  }
+}
+
 export async function serve(config: Config): Promise<void> {
   const logger = createLogger(config);
+  checkDataFolder(config, logger);
   const database = openConfiguredDatabase(config);
   await migrateToLatest(database);
   // The delivery worker runs in this process unless the operator runs `waypost worker`s.
@@ -65,6 +92,7 @@ export async function serve(config: Config): Promise<void> {
 /** `waypost worker`: runs jobs only, until SIGINT/SIGTERM (then finishes the ones in flight). */
 export async function work(config: Config): Promise<void> {
   const logger = createLogger(config);
+  checkDataFolder(config, logger);
   const database = openConfiguredDatabase(config);
   await migrateToLatest(database);
   const jobs = createJobRunner({

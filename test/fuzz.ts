@@ -148,9 +148,16 @@ export const PAGING_CLASSES: InputClass<[string, string][]>[] = [
   {
     name: 'a cursor this server did not make',
     inputs: fc.stringMatching(/^[!*().~]{1,10}$/).map((v) => [['cursor', v]]),
-    answer: () =>
-      refused('The cursor is not one this server made; take it from the Link header.', [
-        { path: 'querystring/cursor', message: 'is not a valid cursor' },
-      ]),
+    answer: () => ({
+      status: 400,
+      body: {
+        type: 'urn:waypost:problem:invalid_cursor',
+        title: 'Bad Request',
+        status: 400,
+        detail: 'The cursor is not one this server made; take it from the Link header.',
+        code: 'invalid_cursor',
+        errors: [{ path: 'querystring/cursor', message: 'is not a cursor this server made' }],
+      },
+    }),
   },
 ];

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql, type SqliteDatabase, type SqliteStatement } from 'kysely';
@@ -39,7 +39,12 @@ export function openDatabase(options: DatabaseOptions): Database {
 }
 
 function openSqlite(path: string): Database {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  if (path !== ':memory:') {
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    // SQLite makes a new database 0644 and gives its -wal and -shm the database file's mode, so
+    // the file is made here first, 0600, for them all (src/lib/data-folder.ts).
+    closeSync(openSync(path, 'a', 0o600));
+  }
   const sqlite = new SQLite(path);
   // WAL: readers never block the writer. synchronous=FULL: a commit is on disk before we
   // acknowledge it, so a power cut cannot lose an answered request.

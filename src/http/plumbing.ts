@@ -65,18 +65,33 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = headersOf(
     // Media and API responses are fetched cross-origin by apps with a token.
     crossOriginResourcePolicy: { policy: 'cross-origin' },
     frameguard: { action: 'deny' },
-    strictTransportSecurity: false, // set per-deployment by the TLS-terminating proxy
+    strictTransportSecurity: false, // by the base URL, below
   }),
 );
+
+/**
+ * RFC 6797: browsers that saw this over https use only https for the host for a year. Not
+ * `includeSubDomains`: the base URL may be a person's bare domain, whose other names Waypost does
+ * not speak for; not `preload` either, which is the domain owner's choice.
+ */
+export const STRICT_TRANSPORT_SECURITY = 'max-age=31536000';
+
+/** The security headers of a deployment: with Strict-Transport-Security when its base URL is https. */
+export function securityHeaders(baseUrl: string): Readonly<Record<string, string>> {
+  if (new URL(baseUrl).protocol !== 'https:') return SECURITY_HEADERS;
+  return { ...SECURITY_HEADERS, 'strict-transport-security': STRICT_TRANSPORT_SECURITY };
+}
 
 /**
  * fastify's `frameworkErrors`: the router could not take the path (FST_ERR_BAD_URL,
  * FST_ERR_MAX_PARAM_LENGTH). fastify answers these before any hook runs, so the headers the
  * `onRequest` hook below sets for everyone else are set here.
  */
-export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  void reply.headers(SECURITY_HEADERS).header('x-request-id', request.id);
-  void handleError(error, request, reply);
+export function frameworkErrors(headers: Readonly<Record<string, string>>) {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
+    void reply.headers(headers).header('x-request-id', request.id);
+    void handleError(error, request, reply);
+  };
 }
 
 /** What a request Node's HTTP parser refused gets (`code` is Node's parser error). */
@@ -95,27 +110,30 @@ function clientProblem(code: string | undefined): Problem {
  * length, headers too large, too slow), so there is no request to answer through fastify. The
  * answer is written on the socket as Node itself does (write, then destroy), in our format.
  */
-export function clientErrorHandler(this: FastifyInstance, error: NodeJS.ErrnoException, socket: Socket): void {
-  if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  this.log.debug({ err: error }, 'refused a request that is not valid HTTP');
-  // A response already begun on this socket cannot be followed by another.
-  if (socket.writable && socket.bytesWritten === 0) {
-    const answer = clientProblem(error.code);
-    const body = JSON.stringify(answer);
-    const headers = {
-      ...SECURITY_HEADERS,
-      'x-request-id': randomUUID(),
-      'content-type': 'application/problem+json; charset=utf-8',
-      'content-length': String(Buffer.byteLength(body)),
-      connection: 'close',
-    };
-    const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}`);
-    socket.write(`HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status]}\r\n${head.join('\r\n')}\r\n\r\n${body}`);
-  }
-  socket.destroy(error);
+export function clientErrorHandler(security: Readonly<Record<string, string>>) {
+  return function (this: FastifyInstance, error: NodeJS.ErrnoException, socket: Socket): void {
+    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    this.log.debug({ err: error }, 'refused a request that is not valid HTTP');
+    // A response already begun on this socket cannot be followed by another.
+    if (socket.writable && socket.bytesWritten === 0) {
+      const answer = clientProblem(error.code);
+      const body = JSON.stringify(answer);
+      const headers = {
+        ...security,
+        'x-request-id': randomUUID(),
+        'content-type': 'application/problem+json; charset=utf-8',
+        'content-length': String(Buffer.byteLength(body)),
+        connection: 'close',
+      };
+      const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}`);
+      socket.write(`HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status]}\r\n${head.join('\r\n')}\r\n\r\n${body}`);
+    }
+    socket.destroy(error);
+  };
 }
 
-async function plumbing(app: FastifyInstance) {
+/** `headers`: the deployment's security headers (securityHeaders). */
+async function plumbing(app: FastifyInstance, options: { headers: Readonly<Record<string, string>> }) {
   // Requests that reach fastify after close() began (pipelined, or on a busy keep-alive
   // connection) get a 503 in our format (app.ts turns fastify's own off).
   let closing = false;
@@ -124,7 +142,7 @@ async function plumbing(app: FastifyInstance) {
     done();
   });
   app.addHook('onRequest', (request: FastifyRequest, reply, done) => {
-    void reply.headers(SECURITY_HEADERS).header('x-request-id', request.id);
+    void reply.headers(options.headers).header('x-request-id', request.id);
     if (closing) {
       const detail = 'The server is shutting down; try again in a moment.';
       return void sendProblem(reply, problem('shutting_down', detail), {

@@ -8,6 +8,7 @@ export const PROBLEMS = {
   invalid_request: [400, 'The request names something that does not fit; `errors` lists each field at fault.'],
   validation_failed: [400, 'The request does not match the schema; `errors` lists each field at fault.'],
   invalid_json: [400, 'The body is not JSON, or is empty where JSON is expected.'],
+  invalid_cursor: [400, 'The `cursor` is not one this server made; take it from the `Link` header.'],
   malformed_request: [400, 'The request is not valid HTTP/1.1.'],
   invalid_client_metadata: [400, 'An OAuth client registration was refused (RFC 7591).'],
   password_mismatch: [400, 'The two passwords typed into a form differ.'],

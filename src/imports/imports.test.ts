@@ -375,6 +375,129 @@ describe('a Google Takeout zip', () => {
     expect(await countRows(t.database, 'locations')).toBe(4);
   });
 
+  it('a Semantic Location History month whose segments carry the trip, as Takeout writes it, stores every point', async () => {
+    // Takeout/Location History/Semantic Location History/YYYY/YYYY_MONTH.json, pretty-printed as
+    // Google writes it; the newer ISO times and the older epoch-millisecond strings.
+    const segment = (start: string | { ms: string }, end: string | { ms: string }, raw: Record<string, unknown>) => ({
+      activitySegment: {
+        startLocation: { latitudeE7: 481_372_000, longitudeE7: 115_756_000, sourceInfo: { deviceTag: -1_234_567 } },
+        endLocation: { latitudeE7: 481_500_000, longitudeE7: 116_000_000, sourceInfo: { deviceTag: -1_234_567 } },
+        duration:
+          typeof start === 'string'
+            ? { startTimestamp: start, endTimestamp: end as string }
+            : { startTimestampMs: start.ms, endTimestampMs: (end as { ms: string }).ms },
+        distance: 3012,
+        activityType: 'IN_PASSENGER_VEHICLE',
+        confidence: 'HIGH',
+        activities: [
+          { activityType: 'IN_PASSENGER_VEHICLE', probability: 91.4 },
+          { activityType: 'WALKING', probability: 5.1 },
+        ],
+        waypointPath: {
+          waypoints: [{ latE7: 481_400_000, lngE7: 115_800_000 }],
+          source: 'INFERRED',
+          roadSegment: [{ placeId: 'ChIJ2V-Mo_l1nkcRfZixfUq4DAE', duration: '12s' }],
+          distanceMeters: 2990.3,
+          travelMode: 'DRIVE',
+          confidence: 0.99,
+        },
+        simplifiedRawPath: { points: [{ latE7: 481_420_000, lngE7: 115_850_000, accuracyMeters: 8, ...raw }] },
+        editConfirmationStatus: 'NOT_CONFIRMED',
+      },
+    });
+    const month = JSON.stringify(
+      {
+        timelineObjects: [
+          segment('2022-03-01T09:00:00.500Z', '2022-03-01T10:00:00.500Z', { timestamp: '2022-03-01T09:30:00Z' }),
+          segment({ ms: '1646215200000' }, { ms: '1646218800000' }, { timestampMs: '1646216900000' }),
+        ],
+      },
+      null,
+      2,
+    );
+    const zip = makeZip([
+      { name: 'Takeout/Location History/Semantic Location History/2022/2022_MARCH.json', data: month },
+    ]);
+    const response = await uploadImport(t, writer, zip, 'takeout-20240101.zip');
+    await drain(importWorker(t));
+    expect((await get(`/imports/${response.json<{ id: string }>().id}`)).json()).toMatchObject({
+      status: 'done',
+      points_seen: 8,
+      points_stored: 8,
+      skipped: 0,
+      errors: [],
+    });
+    const at = (iso: string) => Date.parse(iso);
+    expect((await points()).map((p) => [p.time, p.lat, p.lon, p.accuracy])).toEqual([
+      [at('2022-03-01T09:00:00.500Z'), 48.1372, 11.5756, null],
+      [at('2022-03-01T09:30:00.000Z'), 48.142, 11.585, 8],
+      [at('2022-03-01T09:30:00.500Z'), 48.14, 11.58, null],
+      [at('2022-03-01T10:00:00.500Z'), 48.15, 11.6, null],
+      [at('2022-03-02T10:00:00.000Z'), 48.1372, 11.5756, null],
+      [at('2022-03-02T10:28:20.000Z'), 48.142, 11.585, 8],
+      [at('2022-03-02T10:30:00.000Z'), 48.14, 11.58, null],
+      [at('2022-03-02T11:00:00.000Z'), 48.15, 11.6, null],
+    ]);
+  });
+
+  it("a day exported from Google Maps' Timeline as KML: places with a TimeSpan and no when, and the trips between", async () => {
+    const placemark = (name: string, geometry: string, begin: string, end: string) => `
+    <Placemark>
+      <name>${name}</name>
+      <address>Marienplatz, 80331 München, Germany</address>
+      <ExtendedData>
+        <Data name="Email"><value>someone@example.com</value></Data>
+        <Data name="Category"><value>Visiting</value></Data>
+        <Data name="Distance"><value>0</value></Data>
+      </ExtendedData>
+      <description>${name} from ${begin} to ${end}. Distance 0m </description>
+      ${geometry}
+      <TimeSpan>
+        <begin>${begin}</begin>
+        <end>${end}</end>
+      </TimeSpan>
+    </Placemark>`;
+    const kml = `<?xml version='1.0' encoding='UTF-8'?>
+<kml xmlns="http://www.opengis.net/kml/2.2" xmlns:gx="http://www.google.com/kml/ext/2.2" xmlns:kml="http://www.opengis.net/kml/2.2" xmlns:atom="http://www.w3.org/2005/Atom">
+  <Document>
+    <name>Location history from 2021-07-01 to 2021-07-01 </name>
+    <open>1</open>
+    <description/>
+    <Style id="multiTrack_n"><IconStyle><Icon><href>https://earth.google.com/images/kml-icons/track-directional/track-0.png</href></Icon></IconStyle></Style>
+    ${placemark('Home', '<Point><coordinates>11.5756,48.1372,0</coordinates></Point>', '2021-07-01T00:00:00.000Z', '2021-07-01T08:00:00.000Z')}
+    ${placemark(
+      'Driving',
+      `<LineString><altitudeMode>clampToGround</altitudeMode><extrude>1</extrude><tesselate>1</tesselate>
+        <coordinates>11.5756,48.1372,0 11.58,48.14,0 11.6,48.15,0</coordinates></LineString>`,
+      '2021-07-01T08:00:00.000Z',
+      '2021-07-01T08:20:00.000Z',
+    )}
+    ${placemark('Office', '<Point><coordinates>11.6,48.15,0</coordinates></Point>', '2021-07-01T08:20:00.000Z', '2021-07-01T17:00:00.000Z')}
+    ${placemark('A moment', '<Point><coordinates>11.61,48.16,0</coordinates></Point>', '2021-07-01T18:00:00.000Z', '2021-07-01T18:00:00.000Z')}
+  </Document>
+</kml>`;
+    const response = await uploadImport(t, writer, kml, 'history-2021-07-01.kml');
+    expect(response.json()).toMatchObject({ format: 'kml' });
+    await drain(importWorker(t));
+    expect((await get(`/imports/${response.json<{ id: string }>().id}`)).json()).toMatchObject({
+      status: 'done',
+      // A trip starts where and when the place before it ends: those two points are one.
+      points_seen: 8,
+      points_stored: 6,
+      skipped: 0,
+      errors: [],
+    });
+    const at = (iso: string) => Date.parse(iso);
+    expect((await points()).map((p) => [p.time, p.lat, p.lon])).toEqual([
+      [at('2021-07-01T00:00:00Z'), 48.1372, 11.5756],
+      [at('2021-07-01T08:00:00Z'), 48.1372, 11.5756],
+      [at('2021-07-01T08:10:00Z'), 48.14, 11.58],
+      [at('2021-07-01T08:20:00Z'), 48.15, 11.6],
+      [at('2021-07-01T17:00:00Z'), 48.15, 11.6],
+      [at('2021-07-01T18:00:00Z'), 48.16, 11.61],
+    ]);
+  });
+
   it('refuses a zip with no location file in it', async () => {
     const response = await uploadImport(t, writer, makeZip([{ name: 'notes.txt', data: 'hello' }]), 'x.zip');
     expect(response.statusCode).toBe(400);

@@ -8,6 +8,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Db } from '../db/database.ts';
+import type { Cursors } from '../http/cursors.ts';
 import { rejectEmptyNumbers } from '../http/empty-numbers.ts';
 import { problems } from '../http/schemas.ts';
 import { UsernameParams } from '../users/users.schemas.ts';
@@ -22,7 +23,7 @@ const emptyNumbersAre400 = rejectEmptyNumbers(['count', 'since_time', 'until_tim
 
 export function registerItemReads<Q extends CollectionParams, T>(
   app: FastifyInstance,
-  { db, baseUrl, pages }: { db: Db; baseUrl: string; pages?: PageCache | undefined },
+  { db, baseUrl, pages, cursors }: { db: Db; baseUrl: string; pages?: PageCache | undefined; cursors: Cursors },
   kind: ItemKind<Q, T>,
 ): void {
   const path = `/${kind.table}`;
@@ -54,7 +55,7 @@ export function registerItemReads<Q extends CollectionParams, T>(
     },
     async (request, reply) => {
       const owner = { id: request.auth!.userId, username: request.auth!.username };
-      const ctx = { owner, scope: 'private' as const, query: request.query as Q, byOwner: true, exact: true };
+      const ctx = { owner, scope: 'private' as const, query: request.query as Q, byOwner: true, exact: true, cursors };
       return sendPage(request, reply, ctx);
     },
   );
@@ -76,7 +77,14 @@ export function registerItemReads<Q extends CollectionParams, T>(
       const owner = { id: request.auth!.userId, username: request.auth!.username };
       // The owner's own public items: exact with `get_private_scope`, else as strangers see them.
       const exact = readsExactly(owner.id, request.auth);
-      return sendPage(request, reply, { owner, scope: 'public', query: request.query as Q, byOwner: true, exact });
+      return sendPage(request, reply, {
+        owner,
+        scope: 'public',
+        query: request.query as Q,
+        byOwner: true,
+        exact,
+        cursors,
+      });
     },
   );
 
@@ -105,7 +113,7 @@ export function registerItemReads<Q extends CollectionParams, T>(
       const { username } = request.params as { username: string };
       const checked = checkpoint(pages);
       const { version, ...owner } = await ownerByUsername(db, username);
-      const ctx = { owner, scope: 'public' as const, query: request.query as Q, byOwner: false, exact: false };
+      const ctx = { owner, scope: 'public' as const, query: request.query as Q, byOwner: false, exact: false, cursors };
       return sendPublicPage(request, reply, ctx, { version, checked });
     },
   );

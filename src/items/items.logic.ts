@@ -1,10 +1,11 @@
 // What posts, media and locations share above the SQL: collection parameters in API units,
-// the opaque cursor, the `Link` header, and the access decision for one object by id
+// the page and its cursor (src/http/cursors.ts), the `Link` header, and the access decision for one object by id
 // (docs/api.md "Scopes and who sees what").
 import type { Db } from '../db/database.ts';
 import type { ScopeValue } from '../db/schema.ts';
 import { insufficientScope, unauthorized, type Auth } from '../http/auth.ts';
-import { badRequest, notFound, invalid } from '../http/errors.ts';
+import type { Cursors } from '../http/cursors.ts';
+import { notFound, invalid } from '../http/errors.ts';
 import { secondsToMs } from '../lib/time.ts';
 import { COUNT_MAX, TIME_LIMIT_S } from './items.schemas.ts';
 import type { PageVersion } from './public-pages.ts';
@@ -30,35 +31,12 @@ export interface CollectionParams {
   cursor?: string | undefined;
 }
 
-/** The cursor is base64url of the last key, `[time_ms, id]`: opaque to clients, checked here. */
-export function encodeCursor(key: { time: number; id: string }): string {
-  return Buffer.from(JSON.stringify([key.time, key.id])).toString('base64url');
-}
-
-export function decodeCursor(cursor: string): { time: number; id: string } {
-  const notOurs = () =>
-    badRequest('The cursor is not one this server made; take it from the Link header.', [
-      { path: 'querystring/cursor', message: 'is not a valid cursor' },
-    ]);
-  if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw notOurs();
-  let key: unknown;
-  try {
-    key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    throw notOurs();
-  }
-  if (!Array.isArray(key) || key.length !== 2) throw notOurs();
-  const [time, id] = key as unknown[];
-  if (!Number.isSafeInteger(time) || typeof id !== 'string' || id.length === 0 || id.length > 64) throw notOurs();
-  return { time: time as number, id };
-}
-
 /**
  * Collection parameters in database units. The schema has checked them, but Ajv's type coercion
  * lets a string like "1e400" through as Infinity (it coerces after the type check), so the
  * ranges are checked again here. An empty time window is not an error: it is just empty.
  */
-export function toPageQuery(params: CollectionParams): PageQuery {
+export function toPageQuery(params: CollectionParams, cursors: Cursors): PageQuery {
   const errors: { path: string; message: string }[] = [];
   if (!Number.isSafeInteger(params.count) || params.count < 1 || params.count > COUNT_MAX) {
     errors.push({ path: 'querystring/count', message: `must be a whole number from 1 to ${COUNT_MAX}` });
@@ -77,7 +55,7 @@ export function toPageQuery(params: CollectionParams): PageQuery {
     order: params.order,
     sinceMs: params.since_time === undefined ? undefined : secondsToMs(params.since_time),
     untilMs: params.until_time === undefined ? undefined : secondsToMs(params.until_time),
-    after: params.cursor === undefined ? undefined : decodeCursor(params.cursor),
+    after: params.cursor === undefined ? undefined : cursors.decode(params.cursor),
   };
 }
 
@@ -90,9 +68,10 @@ export interface Page<T> {
 export function pageOf<R extends { time: number; id: string }, T>(
   result: { rows: R[]; more: boolean },
   map: (row: R) => T,
+  cursors: Cursors,
 ): Page<T> {
   const last = result.rows.at(-1);
-  return { items: result.rows.map(map), next: result.more && last ? encodeCursor(last) : undefined };
+  return { items: result.rows.map(map), next: result.more && last ? cursors.encode(last) : undefined };
 }
 
 /**

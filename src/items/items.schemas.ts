@@ -28,8 +28,10 @@ export const collectionParams = {
   }),
   cursor: Type.Optional(
     Type.String({
-      maxLength: 200,
-      description: 'Where the previous page ended: take it from the `Link: <...>; rel="next"` header.',
+      // No schema bounds: any value this server did not make is 400 `invalid_cursor` (src/http/cursors.ts).
+      description:
+        'Where the previous page ended: take it from the `Link: <...>; rel="next"` header. ' +
+        'A cursor this server did not make is 400 `invalid_cursor`.',
     }),
   ),
 };

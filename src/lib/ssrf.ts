@@ -17,6 +17,15 @@ export class OutboundBlockedError extends Error {
   override name = 'OutboundBlockedError';
 }
 
+/**
+ * The words of a refusal: the host as the URL gave it, never what it resolved to nor the kind
+ * of address, since the message reaches people (a service test's answer, a delivery's and a
+ * service's `last_error`) who could otherwise map the operator's internal names. The operator
+ * finds the address on the server (`getent hosts <name>`).
+ */
+const notAllowed = (host: string) =>
+  new OutboundBlockedError(`refused to connect to ${host}: the address is not allowed (see WAYPOST_OUTBOUND_ALLOW)`);
+
 type Address = ipaddr.IPv4 | ipaddr.IPv6;
 type Range = [Address, number];
 
@@ -150,11 +159,7 @@ function isAllowed(address: string, allow: ReadonlySet<AddressCategory>): boolea
 
 /** Throws unless the address is public or of a kind the operator allows. */
 export function assertAddressAllowed(address: string, allow: ReadonlySet<AddressCategory>): void {
-  if (!isAllowed(address, allow)) {
-    throw new OutboundBlockedError(
-      `refused to connect to ${address}: a ${classifyAddress(address)} address (WAYPOST_OUTBOUND_ALLOW does not allow it)`,
-    );
-  }
+  if (!isAllowed(address, allow)) throw notAllowed(address);
 }
 
 type Lookup = typeof dns.lookup;
@@ -164,14 +169,9 @@ function guardedLookup(allow: ReadonlySet<AddressCategory>, resolve: Lookup): Lo
   return (hostname, options, callback) => {
     resolve(hostname, { ...options, all: true }, (error, addresses) => {
       if (error) return callback(error, '', 0);
-      const list = addresses;
-      const allowed = list.filter(({ address }) => isAllowed(address, allow));
+      const allowed = addresses.filter(({ address }) => isAllowed(address, allow));
       const first = allowed[0];
-      if (!first) {
-        const refused = list.map(({ address }) => `${address} (${classifyAddress(address)})`).join(', ');
-        const reason = `refused to connect to ${hostname}: it resolves to ${refused || 'nothing'}, which WAYPOST_OUTBOUND_ALLOW does not allow`;
-        return callback(new OutboundBlockedError(reason), '', 0);
-      }
+      if (!first) return callback(notAllowed(hostname), '', 0);
       if (options.all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, allowed);
       callback(null, first.address, first.family);
     });

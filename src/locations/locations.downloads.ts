@@ -193,7 +193,7 @@ export async function locationDownload(
     ...(ctx.query.bbox === undefined ? [] : [{ path: 'querystring/bbox', message: 'is not taken with all=true' }]),
   ];
   if (errors.length > 0) throw badRequest('A download (all=true) takes since_time and until_time only.', errors);
-  const { sinceMs, untilMs } = toPageQuery(ctx.query);
+  const { sinceMs, untilMs } = toPageQuery(ctx.query, ctx.cursors);
   const format = chosenFormat(accept, ctx.query.format, DOWNLOAD_BY_ACCEPT);
   const places = ctx.scope === 'private' || ctx.exact ? EXACT_PLACES : await publicPlacesOf(db, ctx.owner.id);
   const { username } = ctx.owner;

@@ -73,16 +73,16 @@ export function parseBox(bbox: string): Box {
 
 export async function listLocations(db: Db, ctx: ListContext<LocationsParams>): Promise<Page<Location>> {
   const box = ctx.query.bbox === undefined ? undefined : parseBox(ctx.query.bbox);
-  const page = toPageQuery(ctx.query);
+  const page = toPageQuery(ctx.query, ctx.cursors);
   const audience = { owner: ctx.owner.id, scope: ctx.scope };
   if (ctx.scope === 'private' || ctx.exact) {
     // The owner's own reading: exact places, so the box is the exact one too.
     const result = await selectLocationPage(db, audience, page, box);
-    return pageOf(result, (row) => toLocation(row, ctx.owner.username, EXACT_PLACES));
+    return pageOf(result, (row) => toLocation(row, ctx.owner.username, EXACT_PLACES), ctx.cursors);
   }
   const places = await publicPlacesOf(db, ctx.owner.id);
   const toObject = (row: LocationRow) => toLocation(row, ctx.owner.username, places);
-  if (!box) return pageOf(await selectLocationPage(db, audience, page, undefined), toObject);
+  if (!box) return pageOf(await selectLocationPage(db, audience, page, undefined), toObject, ctx.cursors);
   // The box must not see the exact points of a public collection, or narrowing it would find
   // them (through the items, and through the Link header's cursor and whether there is one).
   // The page is made of the points whose rounded place is in the box, read on until it has
@@ -96,6 +96,7 @@ export async function listLocations(db: Db, ctx: ListContext<LocationsParams>): 
   return pageOf(
     await selectKeptLocationPage(db, audience, page, servedPlaceFilter(box, places.precisionM, places.hides)),
     toObject,
+    ctx.cursors,
   );
 }
 

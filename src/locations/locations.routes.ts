@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Db } from '../db/database.ts';
+import type { Cursors } from '../http/cursors.ts';
 import { problems } from '../http/schemas.ts';
 import { strictBody } from '../http/strict-body.ts';
 import { registerItemReads } from '../item-routes/reads.routes.ts';
@@ -18,14 +19,14 @@ import {
 
 export async function locationsRoutes(
   fastify: FastifyInstance,
-  { db, baseUrl, pages }: { db: Db; baseUrl: string; pages?: PageCache | undefined },
+  { db, baseUrl, pages, cursors }: { db: Db; baseUrl: string; pages?: PageCache | undefined; cursors: Cursors },
 ) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.addSchema(LocationSchema);
 
   registerItemReads<LocationsParams, Awaited<ReturnType<typeof getLocation>>>(
     app,
-    { db, baseUrl, pages },
+    { db, baseUrl, pages, cursors },
     {
       table: 'locations',
       tag: 'locations',

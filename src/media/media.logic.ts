@@ -118,10 +118,14 @@ export function toMedium(
 }
 
 export async function listMedia(db: Db, baseUrl: string, ctx: ListContext<CollectionParams>): Promise<Page<Medium>> {
-  const result = await selectMediaPage(db, { owner: ctx.owner.id, scope: ctx.scope }, toPageQuery(ctx.query));
+  const result = await selectMediaPage(
+    db,
+    { owner: ctx.owner.id, scope: ctx.scope },
+    toPageQuery(ctx.query, ctx.cursors),
+  );
   const places = await placesForReader(db, ctx.owner.id, ctx.exact, result.rows);
   const files = await fileViewOf(db, result.rows, ctx.byOwner);
-  return pageOf(result, (row) => toMedium(row, ctx.owner.username, baseUrl, places, files));
+  return pageOf(result, (row) => toMedium(row, ctx.owner.username, baseUrl, places, files), ctx.cursors);
 }
 
 export async function getMedium(db: Db, baseUrl: string, id: string, auth: Auth | undefined): Promise<Medium> {

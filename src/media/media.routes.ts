@@ -4,6 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/database.ts';
+import type { Cursors } from '../http/cursors.ts';
 import { problems } from '../http/schemas.ts';
 import type { CollectionParams } from '../items/items.logic.ts';
 import { registerItemReads } from '../item-routes/reads.routes.ts';
@@ -19,7 +20,13 @@ import { receiveUpload } from './media.upload.ts';
 
 export async function mediaRoutes(
   fastify: FastifyInstance,
-  { db, config, pages, jobs }: { db: Db; config: Config; pages?: PageCache | undefined; jobs: MediaJobs },
+  {
+    db,
+    config,
+    pages,
+    jobs,
+    cursors,
+  }: { db: Db; config: Config; pages?: PageCache | undefined; jobs: MediaJobs; cursors: Cursors },
 ) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const storage = mediaStorage(config.dataDir);
@@ -36,7 +43,7 @@ export async function mediaRoutes(
 
   registerItemReads<CollectionParams, Medium>(
     app,
-    { db, baseUrl, pages },
+    { db, baseUrl, pages, cursors },
     {
       table: 'media',
       tag: 'media',

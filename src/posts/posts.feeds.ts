@@ -25,7 +25,15 @@ export function textToHtml(text: string): string {
   return escapeHtml(text).replace(/\r?\n/g, '<br>\n');
 }
 
-export function buildFeed(baseUrl: string, username: string, posts: Post[]): Feed {
+type FeedFormat = (typeof BY_ACCEPT)[number][1];
+
+/**
+ * The `feed` library writes every Atom entry's title as `<title type="html">` (RFC 4287 3.1.1.2:
+ * escaped HTML) and in CDATA, so the title is escaped as HTML there, as the content is; JSON Feed
+ * 1.1's `title` is plain text and is left as it is. Escaping also keeps a `]]>` in a post from
+ * ending the CDATA section.
+ */
+export function buildFeed(baseUrl: string, username: string, posts: Post[], format: FeedFormat): Feed {
   const urls = feedUrls(baseUrl, username);
   const profile = `${baseUrl}/users/${encodeURIComponent(username)}`;
   const feed = new Feed({
@@ -40,7 +48,7 @@ export function buildFeed(baseUrl: string, username: string, posts: Post[]): Fee
   for (const post of posts) {
     const url = `${baseUrl}/posts/id/${post.id}`;
     feed.addItem({
-      title: titleOf(post.text),
+      title: format === 'atom' ? escapeHtml(titleOf(post.text)) : titleOf(post.text),
       id: url,
       link: url,
       date: new Date(post.time * 1000),
@@ -59,7 +67,8 @@ export async function renderPosts(
   username: string,
 ): Promise<Rendered | undefined> {
   const format = chosenFormat(accept, params.format, BY_ACCEPT);
-  if (format === 'atom') return { type: `${ATOM}; charset=utf-8`, body: buildFeed(baseUrl, username, posts).atom1() };
-  if (format === 'jsonfeed') return { type: JSON_FEED, body: buildFeed(baseUrl, username, posts).json1() };
+  if (format === 'atom')
+    return { type: `${ATOM}; charset=utf-8`, body: buildFeed(baseUrl, username, posts, format).atom1() };
+  if (format === 'jsonfeed') return { type: JSON_FEED, body: buildFeed(baseUrl, username, posts, format).json1() };
   return undefined;
 }

@@ -113,20 +113,28 @@ export async function listPosts(
   ctx: ListContext<PostsParams>,
   deliveriesOf: DeliveriesOf,
 ): Promise<Page<Post>> {
-  const result = await selectPostPage(db, { owner: ctx.owner.id, scope: ctx.scope }, toPageQuery(ctx.query));
+  const result = await selectPostPage(
+    db,
+    { owner: ctx.owner.id, scope: ctx.scope },
+    toPageQuery(ctx.query, ctx.cursors),
+  );
   const places = await placesForReader(db, ctx.owner.id, ctx.exact, result.rows);
   const media = await publicMediaOf(db, ctx.owner.id, result.rows);
-  if (!ctx.byOwner) return pageOf(result, (row) => toPost(row, ctx.owner.username, places, media));
+  if (!ctx.byOwner) return pageOf(result, (row) => toPost(row, ctx.owner.username, places, media), ctx.cursors);
   // The owner's own collections show each post's deliveries (docs/api.md "Objects").
   const deliveries = await deliveriesOf(
     db,
     ctx.owner.id,
     result.rows.map((row) => row.id),
   );
-  return pageOf(result, (row) => ({
-    ...toPost(row, ctx.owner.username, places, media),
-    deliveries: deliveries.get(row.id) ?? [],
-  }));
+  return pageOf(
+    result,
+    (row) => ({
+      ...toPost(row, ctx.owner.username, places, media),
+      deliveries: deliveries.get(row.id) ?? [],
+    }),
+    ctx.cursors,
+  );
 }
 
 export async function getPost(db: Db, id: string, auth: Auth | undefined, deliveriesOf: DeliveriesOf): Promise<Post> {

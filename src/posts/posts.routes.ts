@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Db } from '../db/database.ts';
+import type { Cursors } from '../http/cursors.ts';
 import { problems } from '../http/schemas.ts';
 import { strictBody } from '../http/strict-body.ts';
 import { registerItemReads } from '../item-routes/reads.routes.ts';
@@ -16,6 +17,8 @@ export interface PostsRoutesOptions {
   baseUrl: string;
   /** Copies of public pages (src/items/public-pages.ts); none when the operator turned it off. */
   pages?: PageCache | undefined;
+  /** The server's collection cursors (src/http/cursors.ts). */
+  cursors: Cursors;
   /** Deliveries of new posts and the owner's view of them (src/services/deliveries.logic.ts). */
   deliveries: PostDeliveries;
   /** Called after a post with deliveries is committed (wakes an in-process worker). */
@@ -29,7 +32,7 @@ export async function postsRoutes(fastify: FastifyInstance, options: PostsRoutes
 
   registerItemReads<PostsParams, Post>(
     app,
-    { db, baseUrl, pages: options.pages },
+    { db, baseUrl, pages: options.pages, cursors: options.cursors },
     {
       table: 'posts',
       tag: 'posts',

@@ -301,6 +301,63 @@ describe('feeds of public posts', () => {
     ]);
   });
 
+  it('post text arrives in every feed field as text, never as markup (also text a feed import brought in)', async () => {
+    const hostile = await createTestUser(t.database, { username: 'hostile' });
+    const texts = [
+      '<img src=x onerror=alert(1)> & <b>bold</b>\nsecond <script>alert(2)</script>',
+      'closes ]]><img src=x onerror=alert(3)> twice ]]><b>x</b> &lt;i&gt; stays text',
+    ];
+    await t.database.db
+      .insertInto('posts')
+      .values(
+        texts.map((text, i) => ({
+          user_id: hostile.id,
+          id: `01HZ000000000000000000000${i + 4}`,
+          scope: 'public' as const,
+          time: 1_714_557_600_000 + i,
+          created_at: 1,
+          text,
+          media_ids: '[]',
+          lat: null,
+          lon: null,
+          source: i === 1 ? 'https://feeds.example/entry' : null,
+        })),
+      )
+      .execute();
+    // What a feed reader shows for an Atom text construct (RFC 4287 3.1): `text` as is; `html`
+    // after decoding its character references, which must leave no element behind.
+    const decode = (html: string) => html.replace(/&(lt|gt|quot|#39|amp);/g, (_, name: string) => DECODED[name]!);
+    const DECODED: Record<string, string> = { lt: '<', gt: '>', quot: '"', '#39': "'", amp: '&' };
+    const shown = (construct: { '#text': string; '@_type': string }, html = (s: string) => s) => {
+      if (construct['@_type'] === 'text') return construct['#text'];
+      expect(construct['@_type']).toBe('html');
+      expect(html(construct['#text'])).not.toMatch(/[<>]/);
+      return decode(html(construct['#text']));
+    };
+    const atom = await t.app.inject({ method: 'GET', url: '/posts/public/hostile?format=atom' });
+    expect(atom.statusCode).toBe(200);
+    const xml = new XMLParser({ ignoreAttributes: false, parseTagValue: false, trimValues: false }).parse(
+      atom.body,
+    ) as { feed: { title: string; entry: { title: never; content: never }[] } };
+    expect(xml.feed.title).toBe('hostile on Waypost');
+    expect(xml.feed.entry.map((entry) => shown(entry.title))).toEqual([
+      'closes ]]><img src=x onerror=alert(3)> twice ]]><b>x</b> &lt;i&gt; stays text',
+      '<img src=x onerror=alert(1)> & <b>bold</b>',
+    ]);
+    expect(xml.feed.entry.map((entry) => shown(entry.content, (s) => s.replaceAll('<br>\n', '\n')))).toEqual([
+      texts[1],
+      texts[0],
+    ]);
+    const json = await t.app.inject({ method: 'GET', url: '/posts/public/hostile?format=jsonfeed' });
+    const items = json.json<{ items: { title: string; content_html: string }[] }>().items;
+    // JSON Feed 1.1: `title` is plain text; `content_html` is HTML.
+    expect(items.map((item) => item.title)).toEqual([
+      'closes ]]><img src=x onerror=alert(3)> twice ]]><b>x</b> &lt;i&gt; stays text',
+      '<img src=x onerror=alert(1)> & <b>bold</b>',
+    ]);
+    expect(items.map((item) => decode(item.content_html.replaceAll('<br>\n', '\n')))).toEqual([texts[1], texts[0]]);
+  });
+
   it('a feed page follows the collection parameters and announces the next page', async () => {
     const response = await t.app.inject({ method: 'GET', url: '/posts/public/feeder?format=atom&count=1' });
     expect(extractFromXml(response.body).entries).toHaveLength(1);

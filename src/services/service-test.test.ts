@@ -7,6 +7,7 @@ import { buildTestApp, createTestUser, type TestApp } from '../../test/helpers.t
 import { startMastodon, startMicropub } from '../../test/protocols.ts';
 import { startReceiver, type Receiver } from '../../test/receivers.ts';
 import { tokenFor } from '../../test/tokens.ts';
+import { createJobRunner } from '../job-runner.ts';
 
 const anIsoTime: unknown = expect.stringMatching(/^\d{4}-\d\d-\d\dT/);
 const SECRET = `whsec_${Buffer.alloc(32, 5).toString('base64')}`;
@@ -120,11 +121,57 @@ describe('webhook', () => {
       expect(response.json()).toEqual({
         ok: false,
         status: null,
-        detail: 'refused to connect to 127.0.0.1: a loopback address (WAYPOST_OUTBOUND_ALLOW does not allow it)',
+        detail: 'refused to connect to 127.0.0.1: the address is not allowed (see WAYPOST_OUTBOUND_ALLOW)',
       });
     } finally {
       await strict.close();
     }
+  });
+});
+
+describe('a refused name does not tell what it resolves to', () => {
+  // An internal name (here `localhost`) probed through a service: the test answer, the
+  // delivery's and the service's last_error say the address is not allowed, never the address.
+  const REFUSED = 'refused to connect to localhost: the address is not allowed (see WAYPOST_OUTBOUND_ALLOW)';
+  let strict: TestApp;
+  let bearer: string;
+  beforeAll(async () => {
+    strict = await buildTestApp();
+    const owner = await createTestUser(strict.database);
+    bearer = await tokenFor(strict, owner, ['create_service', 'get_services', 'manage_groups', 'create_post']);
+  });
+  afterAll(() => strict.close());
+  const call = (method: 'GET' | 'POST', url: string, payload?: unknown) =>
+    strict.app.inject({ method, url, headers: { authorization: `Bearer ${bearer}` }, ...(payload ? { payload } : {}) });
+
+  it('not in the test answer, nor in the last_error of a delivery and of the service', async () => {
+    const created = await call('POST', '/services', {
+      type: 'webhook',
+      name: 'inside',
+      config: { url: 'http://localhost:8080/hook', secret: SECRET },
+    });
+    const serviceId = created.json<{ id: string }>().id;
+    const tested = await call('POST', `/services/${serviceId}/test`);
+    expect(tested.statusCode).toBe(200);
+    expect(tested.json()).toEqual({ ok: false, status: null, detail: REFUSED });
+
+    const group = await call('POST', '/services/groups', { name: 'inside', service_ids: [serviceId] });
+    const post = await call('POST', '/posts', { text: 'probe', groups: [group.json<{ id: string }>().id] });
+    expect(post.statusCode).toBe(202);
+    const runner = createJobRunner({ config: strict.config, database: strict.database });
+    try {
+      expect(await runner.worker.runOnce()).toBe(1);
+    } finally {
+      await runner.close();
+    }
+    const read = await call('GET', `/posts/id/${post.json<{ id: string }>().id}`);
+    expect(read.json<{ deliveries: { last_error: string }[] }>().deliveries.map((d) => d.last_error)).toEqual([
+      REFUSED,
+    ]);
+    const shown = await call('GET', `/services/${serviceId}`);
+    expect(shown.json<{ status: string; last_error: string }[]>().map((one) => [one.status, one.last_error])).toEqual([
+      ['error', REFUSED],
+    ]);
   });
 });
 

@@ -15,7 +15,8 @@
 import type { Db } from '../db/database.ts';
 import { insufficientScope, unauthorized, type Auth } from '../http/auth.ts';
 import { AppError, notFound, type FieldError, invalid } from '../http/errors.ts';
-import { encodeCursor, ownerById, toPageQuery, type CollectionParams, type Scope } from '../items/items.logic.ts';
+import type { Cursors } from '../http/cursors.ts';
+import { ownerById, toPageQuery, type CollectionParams, type Scope } from '../items/items.logic.ts';
 import type { Audience, ItemTable, PageQuery } from '../items/items.repo.ts';
 import { newId } from '../lib/ids.ts';
 import { msToSeconds, nowMs, secondsToMs } from '../lib/time.ts';
@@ -237,8 +238,8 @@ function audienceOf(row: ViewRow, filters: StoredFilters): Audience {
 }
 
 /** The page the collection parameters ask for, inside the view's own time range. */
-function pageWithin(params: CollectionParams, filters: StoredFilters): PageQuery {
-  const page = toPageQuery(params);
+function pageWithin(params: CollectionParams, filters: StoredFilters, cursors: Cursors): PageQuery {
+  const page = toPageQuery(params, cursors);
   const tighter = (a: number | undefined, b: number | undefined, pick: (x: number, y: number) => number) =>
     a === undefined ? b : b === undefined ? a : pick(a, b);
   return {
@@ -272,6 +273,7 @@ export async function readView(
   id: string,
   auth: Auth | undefined,
   params: CollectionParams,
+  cursors: Cursors,
 ): Promise<{ view: ViewWithItems; next: string | undefined }> {
   const row = await findViewRow(db, id);
   if (!row) throw noSuchView();
@@ -280,7 +282,7 @@ export async function readView(
   if (!owner) throw noSuchView();
   const filters = storedFilters(row);
   const audience = audienceOf(row, filters);
-  const page = pageWithin(params, filters);
+  const page = pageWithin(params, filters, cursors);
   const kinds = JSON.parse(row.kinds) as Kind[];
   // Judged where each item is served: a public one rounded to the owner's precision, so what a
   // page holds, its cursor and whether there is a next page tell nothing finer (docs/privacy.md).
@@ -301,6 +303,6 @@ export async function readView(
   const items = await toViewItem(db, { baseUrl, owner: { id: owner.id, username: owner.username }, byOwner }, kept);
   return {
     view: { ...toView(row, owner.username), items },
-    next: more && last ? encodeCursor(last.row) : undefined,
+    next: more && last ? cursors.encode(last.row) : undefined,
   };
 }

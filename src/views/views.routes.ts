@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Db } from '../db/database.ts';
+import type { Cursors } from '../http/cursors.ts';
 import { problems } from '../http/schemas.ts';
 import { strictBody } from '../http/strict-body.ts';
 import { nextLink } from '../items/items.logic.ts';
@@ -43,7 +44,10 @@ const ViewWithItems = Type.Object(
   { description: 'The view and the first page (or the page the cursor names) of its items.' },
 );
 
-export async function viewsRoutes(fastify: FastifyInstance, { db, baseUrl }: { db: Db; baseUrl: string }) {
+export async function viewsRoutes(
+  fastify: FastifyInstance,
+  { db, baseUrl, cursors }: { db: Db; baseUrl: string; cursors: Cursors },
+) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.addSchema(ViewSchema);
   // The item schemas live in their kinds' own (encapsulated) plugins; a view's items use them too.
@@ -104,7 +108,7 @@ export async function viewsRoutes(fastify: FastifyInstance, { db, baseUrl }: { d
       },
     },
     async (request, reply) => {
-      const { view, next } = await readView(db, baseUrl, request.params.id, request.auth, request.query);
+      const { view, next } = await readView(db, baseUrl, request.params.id, request.auth, request.query, cursors);
       if (next) void reply.header('link', nextLink(baseUrl, request.url, next));
       return view;
     },

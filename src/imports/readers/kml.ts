@@ -1,6 +1,7 @@
 // KML 2.2 (OGC) and Google's gx: extensions, as Google Earth, Google Maps' old Timeline and
 // many trackers write it. Inside a Placemark:
-// - a `Point` with the Placemark's `TimeStamp/when`: one point;
+// - a `Point` with the Placemark's `TimeStamp/when`: one point; with its `TimeSpan` instead (how
+//   Google's Timeline export writes a place): a point at `begin`, and one at `end` when it differs;
 // - a `gx:Track`: `when` and `gx:coord` ("lon lat alt") in pairs, in order;
 // - a `LineString` with the Placemark's `TimeSpan` (`begin`, `end`): its coordinates get times
 //   spread evenly from begin to end (the first at begin, the last at end); without a TimeSpan
@@ -27,17 +28,23 @@ function tuples(text: string): string[][] {
 }
 
 function emit(placemark: Placemark, where: string, out: ImportRecord[]): void {
-  const time = placemark.when === undefined ? null : parseTime(placemark.when);
+  const begin = placemark.begin === undefined ? null : parseTime(placemark.begin);
+  const end = placemark.end === undefined ? begin : parseTime(placemark.end);
+  // A place of Google's Timeline export has a TimeSpan, no TimeStamp: there from begin to end.
+  const times =
+    placemark.when !== undefined
+      ? [parseTime(placemark.when)]
+      : begin !== null && end !== begin
+        ? [begin, end]
+        : [begin];
   for (const coordinates of placemark.points) {
     const [lon, lat, alt] = tuples(coordinates)[0] ?? [];
-    out.push(point(`${where}.Point`, time, lat, lon, { alt }));
+    for (const time of times) out.push(point(`${where}.Point`, time, lat, lon, { alt }));
   }
   placemark.trackCoords.forEach((coord, i) => {
     const [lon, lat, alt] = coord.trim().split(/\s+/);
     out.push(point(`${where}.Track[${i}]`, parseTime(placemark.trackWhens[i]), lat, lon, { alt }));
   });
-  const begin = placemark.begin === undefined ? null : parseTime(placemark.begin);
-  const end = placemark.end === undefined ? begin : parseTime(placemark.end);
   for (const coordinates of placemark.lines) {
     const list = tuples(coordinates);
     list.forEach(([lon, lat, alt], i) => {

@@ -5,6 +5,7 @@
 import { html, type Html } from '../../account/html.ts';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/database.ts';
+import { cursorsFor, type Cursors } from '../../http/cursors.ts';
 import { zonedToUtc } from '../../lib/time.ts';
 import { listLocations } from '../../locations/locations.logic.ts';
 import { getSettings } from '../../settings/settings.logic.ts';
@@ -72,7 +73,11 @@ export async function mapPage(db: Db, config: Config, viewer: Viewer, raw: Recor
   const tiles = query.strangers
     ? `/locations/public/${name}/tiles/{z}/{x}/{y}.mvt${suffix}`
     : `/locations/tiles/{z}/{x}/{y}.mvt${suffix}`;
-  const center = query.strangers ? await latestPublicPlace(db, viewer) : await latestPlace(db, viewer);
+  // Only the first point of a page is read here, so its cursor is never handed out.
+  const cursors = cursorsFor(config.secretKey);
+  const center = query.strangers
+    ? await latestPublicPlace(db, viewer, cursors)
+    : await latestPlace(db, viewer, cursors);
   // The zoom to open at: a link may ask for one (0 to 18), else a city's size.
   const asked = Number(field(raw.zoom));
   const zoom = field(raw.zoom) !== '' && Number.isInteger(asked) && asked >= 0 && asked <= 18 ? asked : 11;
@@ -128,12 +133,16 @@ export async function mapPage(db: Db, config: Config, viewer: Viewer, raw: Recor
 }
 
 /** The person's latest point of either scope, exact: they read their own history (docs/privacy.md). */
-async function latestPlace(db: Db, viewer: Viewer): Promise<{ lat: number; lon: number } | undefined> {
+async function latestPlace(
+  db: Db,
+  viewer: Viewer,
+  cursors: Cursors,
+): Promise<{ lat: number; lon: number } | undefined> {
   const owner = { id: viewer.id, username: viewer.username };
   const query = { count: 1, order: 'desc' as const };
   const [own, open] = await Promise.all(
     (['private', 'public'] as const).map((scope) =>
-      listLocations(db, { owner, scope, query, byOwner: true, exact: true }),
+      listLocations(db, { owner, scope, query, byOwner: true, exact: true, cursors }),
     ),
   );
   const latest = [own?.items[0], open?.items[0]]

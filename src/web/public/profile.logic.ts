@@ -3,7 +3,8 @@
 // scope rule as the public collections, so a page never shows what `GET /posts/public/<username>`
 // would not.
 import type { Db } from '../../db/database.ts';
-import { decodeCursor, type Page } from '../../items/items.logic.ts';
+import type { Cursors } from '../../http/cursors.ts';
+import type { Page } from '../../items/items.logic.ts';
 import { selectVisible } from '../../items/items.repo.ts';
 import type { PageVersion } from '../../items/public-pages.ts';
 import { listLocations } from '../../locations/locations.logic.ts';
@@ -86,11 +87,15 @@ export async function profileEntries(
   baseUrl: string,
   person: Person,
   cursor: string | undefined,
+  cursors: Cursors,
 ): Promise<Page<Entry>> {
-  if (cursor !== undefined) decodeCursor(cursor);
   const owner = { id: person.id, username: person.username };
   const query = { count: PROFILE_PAGE_SIZE, order: 'desc' as const, cursor };
-  const page = await listPosts(db, { owner, scope: 'public', query, byOwner: false, exact: false }, deliveriesForPosts);
+  const page = await listPosts(
+    db,
+    { owner, scope: 'public', query, byOwner: false, exact: false, cursors },
+    deliveriesForPosts,
+  );
   return { items: await withMedia(db, baseUrl, person, page.items), next: page.next };
 }
 
@@ -111,15 +116,11 @@ export async function publicEntry(db: Db, baseUrl: string, person: Person, id: s
 export async function latestPublicPlace(
   db: Db,
   person: Pick<Person, 'id' | 'username'>,
+  cursors: Cursors,
 ): Promise<{ lat: number; lon: number } | undefined> {
   const owner = { id: person.id, username: person.username };
-  const page = await listLocations(db, {
-    owner,
-    scope: 'public',
-    query: { count: 1, order: 'desc' },
-    byOwner: false,
-    exact: false,
-  });
+  const query = { count: 1, order: 'desc' as const };
+  const page = await listLocations(db, { owner, scope: 'public', query, byOwner: false, exact: false, cursors });
   const latest = page.items[0];
   return latest ? { lat: latest.lat, lon: latest.lon } : undefined;
 }

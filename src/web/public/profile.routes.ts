@@ -10,8 +10,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/database.ts';
+import type { Cursors } from '../../http/cursors.ts';
 import { AppError } from '../../http/errors.ts';
-import { decodeCursor } from '../../items/items.logic.ts';
 import { checkpoint, publicCopy, type PageCache } from '../../items/public-pages.ts';
 import { mapPolicy } from './assets.ts';
 import { badRequestHtml, notFoundHtml, personLinks, postHtml, profileHtml } from './profile.html.ts';
@@ -23,9 +23,11 @@ export interface PublicPagesOptions {
   db: Db;
   config: Config;
   pages?: PageCache | undefined;
+  /** The collection cursors (src/http/cursors.ts): the profile pages page like the public posts. */
+  cursors: Cursors;
 }
 
-export async function publicPagesRoutes(app: FastifyInstance, { db, config, pages }: PublicPagesOptions) {
+export async function publicPagesRoutes(app: FastifyInstance, { db, config, pages, cursors }: PublicPagesOptions) {
   const { baseUrl } = config;
   const policy = mapPolicy(config);
   const hide = { schema: { hide: true } };
@@ -70,7 +72,7 @@ export async function publicPagesRoutes(app: FastifyInstance, { db, config, page
     if (cursor === undefined) return { cursor: undefined };
     try {
       if (typeof cursor !== 'string') throw new AppError('invalid_request', 'Give one cursor.');
-      decodeCursor(cursor);
+      cursors.decode(cursor);
       return { cursor };
     } catch (error) {
       if (error instanceof AppError && error.status === 400) {
@@ -86,10 +88,10 @@ export async function publicPagesRoutes(app: FastifyInstance, { db, config, page
     const given = cursorOf(request);
     if ('error' in given) return sendPlain(reply, 400, badRequestHtml(given.error));
     return sendPublicHtml(request, reply, async (person) => {
-      const page = await profileEntries(db, baseUrl, person, given.cursor);
+      const page = await profileEntries(db, baseUrl, person, given.cursor, cursors);
       const later = given.cursor !== undefined;
       const next = page.next ? `${personLinks(baseUrl, person.username).profile}?cursor=${page.next}` : undefined;
-      const place = later ? undefined : await latestPublicPlace(db, person);
+      const place = later ? undefined : await latestPublicPlace(db, person, cursors);
       return profileHtml({ baseUrl, person, entries: page.items, next, later, place, basemap: config.mapStyle });
     });
   });

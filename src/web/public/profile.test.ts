@@ -120,7 +120,7 @@ describe('GET /@<username>', () => {
     const first = (await get(`/@${user.username}`)).body;
     expect(first.match(/class="entry h-entry"/g)).toHaveLength(PROFILE_PAGE_SIZE);
     const json = await get(`/posts/public/${user.username}?count=${PROFILE_PAGE_SIZE}`);
-    const cursor = /cursor=([A-Za-z0-9_-]+)>/.exec(String(json.headers.link))?.[1];
+    const cursor = /cursor=([A-Za-z0-9_.-]+)>/.exec(String(json.headers.link))?.[1];
     expect(cursor).toBeDefined();
     const next = `http://waypost.test/@${user.username}?cursor=${cursor!}`;
     expect(first).toContain(`<link rel="next" href="${next}" />`);
