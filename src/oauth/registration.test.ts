@@ -1,25 +1,40 @@
-// The operator's switch for dynamic client registration (WAYPOST_CLIENT_REGISTRATION).
-import { afterEach, describe, expect, it } from 'vitest';
+// Self-registration of apps (RFC 7591) and its limits (docs/oauth.md "Self-registration"): the
+// operator's switch, what an app may register, how often one address may register, how the
+// consent page presents an app that registered itself, and the purge of apps nobody approved.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../test/helpers.ts';
 
-let t: TestApp | undefined;
-afterEach(async () => {
-  await t?.close();
-  t = undefined;
-});
-
-const register = (app: TestApp['app']) =>
+const register = (app: TestApp['app'], payload: object, remoteAddress = '192.0.2.1') =>
   app.inject({
     method: 'POST',
     url: '/oauth/register',
     headers: { 'content-type': 'application/json' },
-    payload: { client_name: 'App', redirect_uris: ['https://app.example/cb'], token_endpoint_auth_method: 'none' },
+    payload,
+    remoteAddress,
   });
 
+const app = (redirectUris: string[], extra: object = {}) => ({
+  client_name: 'Trail Diary',
+  redirect_uris: redirectUris,
+  token_endpoint_auth_method: 'none',
+  ...extra,
+});
+
+async function storedClients(t: TestApp): Promise<number> {
+  const rows = await t.database.db.selectFrom('oauth_entities').select('id').where('kind', '=', 'Client').execute();
+  return rows.length;
+}
+
 describe('dynamic client registration', () => {
+  let t: TestApp | undefined;
+  afterEach(async () => {
+    await t?.close();
+    t = undefined;
+  });
+
   it('is open by default, for public clients', async () => {
     t = await buildTestApp();
-    const response = await register(t.app);
+    const response = await register(t.app, app(['https://app.example/cb'], { client_name: 'App' }));
     expect(response.statusCode).toBe(201);
     expect(response.json()).toMatchObject({ client_name: 'App', token_endpoint_auth_method: 'none' });
     const metadata = await t.app.inject({ method: 'GET', url: '/.well-known/oauth-authorization-server' });
@@ -28,9 +43,141 @@ describe('dynamic client registration', () => {
 
   it('can be closed by the operator', async () => {
     t = await buildTestApp({ env: { WAYPOST_CLIENT_REGISTRATION: 'closed' } });
-    expect((await register(t.app)).statusCode).toBe(404);
+    expect((await register(t.app, app(['https://app.example/cb']))).statusCode).toBe(404);
     const metadata = await t.app.inject({ method: 'GET', url: '/.well-known/oauth-authorization-server' });
     expect(metadata.statusCode).toBe(200);
     expect(metadata.json()).not.toHaveProperty('registration_endpoint');
+  });
+});
+
+describe('what an app may register', () => {
+  let t: TestApp;
+  // The limit per address is tested below; here it stays out of the way.
+  beforeAll(async () => {
+    t = await buildTestApp({ env: { WAYPOST_CLIENT_REGISTRATION_LIMIT: '10000' } });
+  });
+  afterAll(() => t.close());
+
+  const refused = async (payload: object, error: string, description: string) => {
+    const before = await storedClients(t);
+    const response = await register(t.app, payload);
+    expect(response.statusCode).toBe(400);
+    expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(response.json()).toEqual({ error, error_description: description });
+    expect(await storedClients(t)).toBe(before);
+  };
+  const accepted = async (payload: object) => {
+    const response = await register(t.app, payload);
+    expect(response.statusCode).toBe(201);
+    return response.json<{ client_id: string; redirect_uris: string[]; client_name?: string }>();
+  };
+
+  it("refuses the issue's flood: 1,000 redirect URIs in one app", async () => {
+    const uris = Array.from({ length: 1000 }, (_, i) => `https://app.example/callback/${i}`);
+    await refused(app(uris), 'invalid_redirect_uri', 'redirect_uris may hold at most 10 URIs');
+  });
+
+  it('takes at most 10 redirect URIs', async () => {
+    const uris = Array.from({ length: 11 }, (_, i) => `https://app.example/cb/${i}`);
+    await refused(app(uris), 'invalid_redirect_uri', 'redirect_uris may hold at most 10 URIs');
+    expect((await accepted(app(uris.slice(0, 10)))).redirect_uris).toEqual(uris.slice(0, 10));
+  });
+
+  it('takes redirect URIs of at most 1,000 characters', async () => {
+    const uri = (length: number) => `https://app.example/${'a'.repeat(length - 'https://app.example/'.length)}`;
+    await refused(app([uri(1001)]), 'invalid_redirect_uri', 'redirect_uris may be at most 1000 characters each');
+    expect((await accepted(app([uri(1000)]))).redirect_uris).toEqual([uri(1000)]);
+  });
+
+  it('takes names of at most 64 characters', async () => {
+    await refused(
+      app(['https://app.example/cb'], { client_name: 'n'.repeat(65) }),
+      'invalid_client_metadata',
+      'client_name may be at most 64 characters',
+    );
+    const emoji = '🗺️'.repeat(32); // 64 characters (code points), more UTF-16 units and bytes
+    expect((await accepted(app(['https://app.example/cb'], { client_name: emoji }))).client_name).toBe(emoji);
+  });
+
+  it('takes at most 16,000 characters of metadata in all', async () => {
+    const contacts = Array.from({ length: 800 }, (_, i) => `person${i}@app.example`);
+    await refused(
+      app(['https://app.example/cb'], { contacts }),
+      'invalid_client_metadata',
+      'client metadata may be at most 16000 characters of JSON',
+    );
+  });
+
+  it('takes plain-http redirect URIs only on the loopback interface (RFC 8252 7.3)', async () => {
+    const description =
+      'redirect_uris may use http only on the loopback interface (127.0.0.1, [::1] or localhost, RFC 8252 7.3); use https elsewhere';
+    for (const uri of [
+      'http://app.example/cb',
+      'http://192.0.2.10/cb',
+      'http://127.0.0.1.app.example/cb',
+      'http://localhost.app.example/cb',
+      'http://10.0.0.1:8080/cb',
+    ]) {
+      await refused(app(['https://app.example/ok', uri]), 'invalid_redirect_uri', description);
+    }
+    for (const uri of [
+      'http://127.0.0.1:49152/cb',
+      'http://[::1]:49152/cb',
+      'http://localhost:49152/cb',
+      'https://app.example/cb',
+      'https://192.0.2.10/cb',
+    ]) {
+      expect((await accepted(app([uri]))).redirect_uris).toEqual([uri]);
+    }
+    // RFC 8252 7.1: a native app's private-use scheme stays allowed.
+    const native = app(['org.example.trail:/oauth/cb'], { application_type: 'native' });
+    expect((await accepted(native)).redirect_uris).toEqual(['org.example.trail:/oauth/cb']);
+  });
+
+  it("refuses names that imitate Waypost's own", async () => {
+    const description =
+      "client_name must not look like Waypost's or this server's own name: an app that registers itself is a third party";
+    for (const name of [
+      'Waypost web',
+      'WAYPOST',
+      'Way post',
+      'W a y p o s t',
+      'way-post account',
+      'Wаypost', // Cyrillic а
+      'W@yp0st',
+      'Ŵáýpöšt',
+      'Ｗａｙｐｏｓｔ', // fullwidth
+      'VVaypost',
+      'waypost.test', // the server's own host in these tests
+    ]) {
+      await refused(app(['https://app.example/cb'], { client_name: name }), 'invalid_client_metadata', description);
+    }
+    expect((await accepted(app(['https://app.example/cb'], { client_name: 'Trail Diary' }))).client_name).toBe(
+      'Trail Diary',
+    );
+  });
+
+  it('refuses names with control or invisible characters', async () => {
+    for (const name of ['Trail\u200bDiary', 'Trail \u202eyraiD', 'Trail\nDiary', 'Trail\u0000Diary']) {
+      await refused(
+        app(['https://app.example/cb'], { client_name: name }),
+        'invalid_client_metadata',
+        'client_name must not contain control or invisible characters',
+      );
+    }
+  });
+});
+
+describe("a name that imitates the server's host", () => {
+  it('is refused', async () => {
+    const t = await buildTestApp({ env: { WAYPOST_BASE_URL: 'https://hub.alice.example' } });
+    try {
+      const response = await register(t.app, app(['https://app.example/cb'], { client_name: 'Hub.Alice.Example' }));
+      expect(response.statusCode).toBe(400);
+      expect(response.json()).toMatchObject({ error: 'invalid_client_metadata' });
+      expect((await register(t.app, app(['https://app.example/cb'], { client_name: 'Alice' }))).statusCode).toBe(201);
+    } finally {
+      await t.close();
+    }
   });
 });
