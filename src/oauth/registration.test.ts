@@ -3,6 +3,7 @@
 // consent page presents an app that registered itself, and the purge of apps nobody approved.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../test/helpers.ts';
+import { buildApp } from '../app.ts';
 
 const register = (app: TestApp['app'], payload: object, remoteAddress = '192.0.2.1') =>
   app.inject({
@@ -178,6 +179,85 @@ describe("a name that imitates the server's host", () => {
       expect((await register(t.app, app(['https://app.example/cb'], { client_name: 'Alice' }))).statusCode).toBe(201);
     } finally {
       await t.close();
+    }
+  });
+});
+
+describe('registrations per address', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await buildTestApp();
+  });
+  afterAll(() => t.close());
+
+  const expectRefused = (response: Awaited<ReturnType<typeof register>>) => {
+    expect(response.statusCode).toBe(429);
+    expect(response.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+    const retryAfter = Number(response.headers['retry-after']);
+    expect(retryAfter).toBeGreaterThan(3000);
+    expect(retryAfter).toBeLessThanOrEqual(3600);
+    expect(response.json()).toEqual({
+      type: 'urn:waypost:problem:too_many_registrations',
+      title: 'Too Many Requests',
+      status: 429,
+      detail: `This address registered 10 apps within the hour; try again in ${retryAfter} seconds.`,
+      code: 'too_many_registrations',
+    });
+  };
+
+  it('are listed in /info', async () => {
+    const info = (await t.app.inject({ url: '/info' })).json<{ limits: { rate_limits: object[] } }>();
+    expect(info.limits.rate_limits.at(-1)).toEqual({
+      name: 'oauth_registrations',
+      limit: 10,
+      window_seconds: 3600,
+      per: 'ip',
+    });
+  });
+
+  it('are 10 an hour, however many arrive at once', async () => {
+    const burst = await Promise.all(
+      Array.from({ length: 30 }, () => register(t.app, app(['https://app.example/cb']), '198.51.100.7')),
+    );
+    expect(burst.filter((r) => r.statusCode === 201)).toHaveLength(10);
+    const limited = burst.filter((r) => r.statusCode !== 201);
+    expect(limited).toHaveLength(20);
+    for (const response of limited) expectRefused(response);
+    // Another address is not touched.
+    expect((await register(t.app, app(['https://app.example/cb']), '198.51.100.8')).statusCode).toBe(201);
+  });
+
+  it('count an IPv6 client by its /64', async () => {
+    for (let i = 1; i <= 10; i++) {
+      expect((await register(t.app, app(['https://app.example/cb']), `2001:db8:7:7::${i}`)).statusCode).toBe(201);
+    }
+    expectRefused(await register(t.app, app(['https://app.example/cb']), '2001:db8:7:7:ffff:1:2:3'));
+    expect((await register(t.app, app(['https://app.example/cb']), '2001:db8:7:8::1')).statusCode).toBe(201);
+  });
+
+  it('count only registrations that were stored', async () => {
+    for (let i = 0; i < 12; i++) {
+      const response = await register(t.app, app(['http://app.example/cb']), '203.0.113.9');
+      expect(response.statusCode).toBe(400);
+    }
+    for (let i = 0; i < 10; i++) {
+      expect((await register(t.app, app(['https://app.example/cb']), '203.0.113.9')).statusCode).toBe(201);
+    }
+    expectRefused(await register(t.app, app(['https://app.example/cb']), '203.0.113.9'));
+  });
+
+  it('are counted in the database: a second server on it sees the same count', async () => {
+    const other = await buildApp({ config: t.config, database: t.database });
+    await other.ready();
+    try {
+      for (let i = 0; i < 5; i++) {
+        expect((await register(t.app, app(['https://app.example/cb']), '203.0.113.20')).statusCode).toBe(201);
+        expect((await register(other, app(['https://app.example/cb']), '203.0.113.20')).statusCode).toBe(201);
+      }
+      expectRefused(await register(other, app(['https://app.example/cb']), '203.0.113.20'));
+      expectRefused(await register(t.app, app(['https://app.example/cb']), '203.0.113.20'));
+    } finally {
+      await other.close();
     }
   });
 });
