@@ -2,8 +2,11 @@
 // operator's switch, what an app may register, how often one address may register, how the
 // consent page presents an app that registered itself, and the purge of apps nobody approved.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../../test/helpers.ts';
+import { Browser, authorizationRequest, formOf, runFlow } from '../../test/browser.ts';
+import { buildTestApp, createTestUser, type TestApp } from '../../test/helpers.ts';
+import { listeningTestApp } from '../../test/server.ts';
 import { buildApp } from '../app.ts';
+import { addClient } from './clients.logic.ts';
 
 const register = (app: TestApp['app'], payload: object, remoteAddress = '192.0.2.1') =>
   app.inject({
@@ -259,5 +262,96 @@ describe('registrations per address', () => {
     } finally {
       await other.close();
     }
+  });
+});
+
+/** A server on a loopback port, a person, and the steps of an authorization in a browser. */
+function oauthServer() {
+  const REDIRECT = 'http://127.0.0.1:1/callback'; // never contacted: the flow stops there
+  const s = {} as {
+    t: Awaited<ReturnType<typeof listeningTestApp>>;
+    person: { username: string; password: string };
+  };
+  beforeAll(async () => {
+    s.t = await listeningTestApp();
+    s.person = await createTestUser(s.t.database);
+  });
+  afterAll(() => s.t.close());
+
+  async function registerOverHttp(name: string): Promise<string> {
+    const response = await fetch(`${s.t.baseUrl}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ client_name: name, redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }),
+    });
+    expect(response.status).toBe(201);
+    return ((await response.json()) as { client_id: string }).client_id;
+  }
+
+  const authorizeUrl = async (clientId: string) => {
+    const as = { issuer: s.t.baseUrl, authorization_endpoint: `${s.t.baseUrl}/oauth/authorize` };
+    return (await authorizationRequest(as, { clientId, redirectUri: REDIRECT, scope: 'create_post' })).url;
+  };
+
+  /** Signs in on the way and returns the consent page's HTML, and the sign-in page's. */
+  async function consentPage(clientId: string): Promise<string> {
+    return (await pages(clientId)).consent;
+  }
+  async function pages(clientId: string): Promise<{ signIn: string; consent: string }> {
+    let signIn = '';
+    const browser = new Browser();
+    let next = await authorizeUrl(clientId);
+    for (let i = 0; i < 10; i++) {
+      const response = await browser.request(next);
+      const location = response.headers.get('location');
+      if (location) {
+        next = new URL(location, next).href;
+        continue;
+      }
+      const body = await response.text();
+      const form = formOf(body);
+      if (!form?.action.endsWith('/login')) return { signIn, consent: body };
+      signIn = body;
+      const signedIn = await browser.request(new URL(form.action, next).href, {
+        form: { csrf: form.csrf, username: s.person.username, password: s.person.password },
+      });
+      next = new URL(signedIn.headers.get('location')!, next).href;
+    }
+    throw new Error('no consent page');
+  }
+
+  /** Signs in and allows; true when the app got a code. */
+  const approve = async (clientId: string) => {
+    const flow = await runFlow(new Browser(), await authorizeUrl(clientId), { redirectUri: REDIRECT, ...s.person });
+    return flow.callback?.searchParams.has('code') === true;
+  };
+
+  return { s, REDIRECT, registerOverHttp, authorizeUrl, consentPage, pages, approve };
+}
+
+describe('the consent page', () => {
+  const { s, REDIRECT, registerOverHttp, consentPage, pages } = oauthServer();
+
+  it('marks an app that registered itself as a third party, with where it sends the person', async () => {
+    const { signIn, consent: page } = await pages(await registerOverHttp('Trail Diary'));
+    expect(signIn).toContain('The third-party app <strong>Trail Diary</strong> wants to use your Waypost account');
+    expect(page).toContain('<h1>Allow the third-party app “Trail Diary” to use your account?</h1>');
+    // The page's markup is formatted: compare its text with runs of white space as one space.
+    expect(page.replace(/\s+/g, ' ')).toContain(
+      '<p class="warning" role="note"> This app registered itself with this server: it is not part of Waypost, ' +
+        'and the operator has not checked it. Its name is whatever it chose. Allow it only if you came here from ' +
+        'the app yourself. Either way, you will be sent to <code>http://127.0.0.1:1</code>. </p>',
+    );
+  });
+
+  it('does not mark an app the operator added', async () => {
+    const added = await addClient(s.t.app.oauthProvider, s.t.database.db, s.t.config.secretKey, {
+      name: 'Operator app',
+      redirectUris: [REDIRECT],
+      confidential: false,
+    });
+    const page = await consentPage(added.clientId);
+    expect(page).toContain('<h1>Allow Operator app to use your account?</h1>');
+    expect(page).not.toContain('third-party');
   });
 });
