@@ -39,7 +39,10 @@ export async function reserveRegistration(
   const reserved = await reserveBudget(db, key, { now, limit: limits.perAddress, windowMs: REGISTRATION_WINDOW_MS });
   if (reserved) return { ok: true, reserved };
   const until = (await refusedUntil(db, key)) ?? now;
-  return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil((until - now) / 1000)) };
+  // A request that read the clock before a concurrent one opened the window would otherwise
+  // answer a second more than the window.
+  const seconds = Math.ceil(Math.min(until - now, REGISTRATION_WINDOW_MS) / 1000);
+  return { ok: false, retryAfterSeconds: Math.max(1, seconds) };
 }
 
 /** Gives a reservation back: the registration was refused, so nothing was stored. */
