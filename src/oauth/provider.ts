@@ -13,7 +13,7 @@ import { clientSecretFor } from './clients.logic.ts';
 import { cookieKeys, signingKeys } from './keys.ts';
 import { deleteGrantEverywhere, findGrantIdFor } from './oauth.repo.ts';
 import { renderError } from './pages.ts';
-import { registrationProblem } from './registration.logic.ts';
+import { registrationProblem, UNAPPROVED_APP_TTL_MS } from './registration.logic.ts';
 import { PERMISSION_NAMES } from '../http/permissions.ts';
 
 const DAY = 24 * 60 * 60;
@@ -47,6 +47,7 @@ function configuration(config: Config, db: Db): Configuration {
       throw new errors.InvalidGrant(`${kind === 'RefreshToken' ? 'refresh token' : 'authorization code'} already used`);
     },
     clientSecret: (clientId) => clientSecretFor(secretKey, clientId),
+    unapprovedClientTtlMs: UNAPPROVED_APP_TTL_MS,
   });
 
   return {

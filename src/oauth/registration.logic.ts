@@ -11,6 +11,11 @@ export const MAX_URI_LENGTH = 1000;
 export const MAX_NAME_LENGTH = 64;
 /** The whole metadata as JSON, in characters: bounds the fields not named above (contacts, logo_uri, ...). */
 export const MAX_METADATA_LENGTH = 16_000;
+/**
+ * How long an app that registered itself is kept unless a person approves it (a Grant is
+ * stored for it): registering costs a stranger nothing, so what nobody uses does not stay.
+ */
+export const UNAPPROVED_APP_TTL_MS = 24 * 60 * 60 * 1000;
 
 // RFC 8252 7.3: "Loopback redirect URIs use the "http" scheme"; everywhere else plain http lets
 // anyone on the path read the code. URL parsing normalises the host (LOCALHOST, 127.1, 0x7f.1).

@@ -6,6 +6,7 @@ import { Browser, authorizationRequest, formOf, runFlow } from '../../test/brows
 import { buildTestApp, createTestUser, type TestApp } from '../../test/helpers.ts';
 import { listeningTestApp } from '../../test/server.ts';
 import { buildApp } from '../app.ts';
+import { DAY_MS, purgeExpired, type HousekeepingDeps } from '../housekeeping/housekeeping.ts';
 import { addClient } from './clients.logic.ts';
 
 const register = (app: TestApp['app'], payload: object, remoteAddress = '192.0.2.1') =>
@@ -353,5 +354,43 @@ describe('the consent page', () => {
     const page = await consentPage(added.clientId);
     expect(page).toContain('<h1>Allow Operator app to use your account?</h1>');
     expect(page).not.toContain('third-party');
+  });
+});
+
+describe('apps nobody approved', () => {
+  const { s, registerOverHttp, authorizeUrl, approve } = oauthServer();
+
+  it('are removed by housekeeping a day after their registration; approved ones stay', async () => {
+    const before = Date.now();
+    const used = await registerOverHttp('Used app');
+    const unused = await registerOverHttp('Unused app');
+    const after = Date.now();
+    expect(await approve(used)).toBe(true);
+
+    const deps: HousekeepingDeps = {
+      db: s.t.database.db,
+      dataDir: s.t.config.dataDir,
+      jobRetentionDays: 7,
+      deliveryRetentionDays: 90,
+      tempFileRetentionHours: 24,
+    };
+    const clientIds = async () =>
+      (
+        await s.t.database.db
+          .selectFrom('oauth_entities')
+          .select('id')
+          .where('kind', '=', 'Client')
+          .orderBy('id')
+          .execute()
+      ).map((row) => row.id);
+    expect((await purgeExpired(deps, before + DAY_MS - 1)).oauth_apps).toBe(0);
+    expect(await clientIds()).toEqual([used, unused].sort());
+
+    expect((await purgeExpired(deps, after + DAY_MS + 1)).oauth_apps).toBe(1);
+    expect(await clientIds()).toEqual([used]);
+    const gone = await new Browser().request(await authorizeUrl(unused));
+    expect(gone.status).toBe(400);
+    expect(await gone.text()).toContain('<code>invalid_client</code>');
+    expect(await approve(used)).toBe(true);
   });
 });
