@@ -143,7 +143,7 @@ export async function buildApp({ config, database, logger, onJobsQueued }: AppDe
     resolve: cachedBearerResolver(db, bearerResolver(provider)),
     session: browserSessions(db, config.baseUrl, config.secretKey),
   });
-  await app.register(providerRoutes, { provider, baseUrl: config.baseUrl });
+  await app.register(providerRoutes, { provider, config, db });
   await app.register(interactionRoutes, { provider, db, config });
   await app.register(permissionsRoutes, { provider, db });
   await app.register(healthRoutes, { database });

@@ -97,6 +97,11 @@ export interface Config {
    * `WAYPOST_CLIENT_REGISTRATION` = `open` or `closed`, default `open`; closed: only
    * `waypost client add` creates clients. */
   clientRegistrationOpen: boolean;
+  /** Apps one client address (an IPv6 client is its /64) may register at `/oauth/register` in an
+   * hour; more are refused (429 with `Retry-After`). Counted in the database, so several servers
+   * share the count. `WAYPOST_CLIENT_REGISTRATION_LIMIT`, default 10; from 1 to 10000. Behind a
+   * reverse proxy, set `WAYPOST_TRUST_PROXY`, or every visitor is one address. */
+  clientRegistrationLimit: number;
   /** Non-public address kinds outbound requests (webhooks, Mastodon, Micropub) may reach.
    * `WAYPOST_OUTBOUND_ALLOW`, a comma-separated list of loopback, private, link-local, cgnat,
    * unique-local, metadata, reserved; default none: only public addresses (no SSRF). */
@@ -349,6 +354,7 @@ export function loadConfig(env: Env = process.env): Config {
     metricsLoopback: boolean(env, 'WAYPOST_METRICS_LOOPBACK', false),
     accessTokenTtl: integer(env, 'WAYPOST_ACCESS_TOKEN_TTL', 3600, 60, 86400),
     clientRegistrationOpen: oneOf(env, 'WAYPOST_CLIENT_REGISTRATION', ['open', 'closed'], 'open') === 'open',
+    clientRegistrationLimit: integer(env, 'WAYPOST_CLIENT_REGISTRATION_LIMIT', 10, 1, 10_000),
     secretKey: secretKey(env, dataDir),
     outboundAllow: addressCategories(env),
     inlineWorker: boolean(env, 'WAYPOST_INLINE_WORKER', true),

@@ -77,6 +77,28 @@ describe('purgeExpired', () => {
         })),
       )
       .execute();
+    // Apps that registered themselves: one past its day unapproved, one in its day, one approved.
+    await db
+      .insertInto('oauth_entities')
+      .values(
+        [
+          ['app-unapproved', NOW],
+          ['app-new', NOW + 1],
+          ['app-approved', null],
+        ].map(([id, expires]) => ({
+          kind: 'Client',
+          id: id as string,
+          payload: '{}',
+          grant_id: null,
+          account_id: null,
+          client_id: id as string,
+          uid: null,
+          user_code: null,
+          expires_at: expires as number | null,
+          consumed_at: null,
+        })),
+      )
+      .execute();
     await db
       .insertInto('web_sessions')
       .values([
@@ -197,6 +219,17 @@ describe('purgeExpired', () => {
     const rows = await t.database.db.selectFrom('oauth_entities').select('id').where('kind', '=', 'Grant').execute();
     expect(rows.map((r) => r.id)).toEqual(['live']);
     expect(purged.oauth).toBe(1);
+  });
+
+  it('deletes apps that registered themselves and were not approved in their day, keeps the others', async () => {
+    const rows = await t.database.db
+      .selectFrom('oauth_entities')
+      .select('id')
+      .where('kind', '=', 'Client')
+      .orderBy('id')
+      .execute();
+    expect(rows.map((r) => r.id)).toEqual(['app-approved', 'app-new']);
+    expect(purged.oauth_apps).toBe(1);
   });
 
   it('deletes expired web sessions, keeps live ones', async () => {

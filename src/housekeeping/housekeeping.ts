@@ -6,7 +6,7 @@ import type { Db } from '../db/database.ts';
 import { purgeEndedDeliveries } from '../services/deliveries.repo.ts';
 import { purgeEndedJobs } from '../jobs/jobs.repo.ts';
 import { purgeExpiredKeys } from '../http/idempotency.repo.ts';
-import { purgeExpiredEntities } from '../oauth/oauth.repo.ts';
+import { purgeExpiredEntities, purgeUnapprovedClients } from '../oauth/oauth.repo.ts';
 import { purgeExpiredSessions } from '../account/sessions.repo.ts';
 import { purgeExpiredLimits } from '../account/sign-in-limits.repo.ts';
 import { finishRetiredMedia, purgeImportFiles, purgeMediaTempFiles } from './temp-files.ts';
@@ -17,6 +17,7 @@ export const HOUR_MS = 60 * 60 * 1000;
 /** What housekeeping removes, by the `kind` label of its metric. */
 export const PURGED_KINDS = [
   'oauth',
+  'oauth_apps',
   'sessions',
   'sign_in_limits',
   'idempotency_keys',
@@ -50,6 +51,7 @@ export async function purgeExpired(deps: HousekeepingDeps, now: number): Promise
   const tempBefore = now - deps.tempFileRetentionHours * HOUR_MS;
   return {
     oauth: await purgeExpiredEntities(db, now),
+    oauth_apps: await purgeUnapprovedClients(db, now),
     sessions: await purgeExpiredSessions(db, now),
     sign_in_limits: await purgeExpiredLimits(db, now),
     idempotency_keys: await purgeExpiredKeys(db, now),

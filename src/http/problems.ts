@@ -40,6 +40,11 @@ export const PROBLEMS = {
   media_too_many_pixels: [422, 'The decoded image would have more pixels than the limit.'],
   media_processing_failed: [422, 'The file could not be processed.'],
   media_processing_timeout: [422, 'Processing the file took longer than its time limit.'],
+  // 429: too often
+  too_many_registrations: [
+    429,
+    'The address registered as many apps (OAuth clients) as it may in an hour; Retry-After says when it may again.',
+  ],
   headers_too_large: [431, 'The request line and headers are too large.'],
   // 5xx: ours, never the client's fault; `detail` says when to try again
   internal_error: [500, 'Something went wrong on our side; the request id identifies it in the logs.'],

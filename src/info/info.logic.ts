@@ -10,6 +10,7 @@ import { TEXT_MAX } from '../posts/posts.schemas.ts';
 import { connectors, SERVICE_TYPES } from '../services/connectors/index.ts';
 import { VIEWS_PER_USER_MAX } from '../views/views.schemas.ts';
 import { SIGN_IN_WINDOW_MS } from '../account/sign-in-limits.logic.ts';
+import { REGISTRATION_WINDOW_MS } from '../oauth/registration-limits.ts';
 
 /** package.json, two folders up from src/info (and from dist/info in a build). */
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -68,6 +69,17 @@ export function info(config: Config): Info {
           per: 'account',
           max_delay_seconds: config.signInMaxDelaySeconds,
         },
+        // docs/oauth.md "Self-registration": apps an address may register at /oauth/register.
+        ...(config.clientRegistrationOpen
+          ? [
+              {
+                name: 'oauth_registrations',
+                limit: config.clientRegistrationLimit,
+                window_seconds: REGISTRATION_WINDOW_MS / 1000,
+                per: 'ip',
+              },
+            ]
+          : []),
       ],
     },
     urls: {

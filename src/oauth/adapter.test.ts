@@ -25,6 +25,7 @@ const adapterClass = () =>
       throw new errors.InvalidGrant(`${kind} already used`);
     },
     clientSecret: (clientId) => `secret-of-${clientId}`,
+    unapprovedClientTtlMs: 24 * 60 * 60 * 1000,
   });
 
 describe('the oidc-provider adapter', () => {

@@ -15,6 +15,7 @@ import {
   deleteEntity,
   findEntity,
   grantIdOf,
+  keepClient,
   upsertEntity,
   type EntityRow,
 } from './oauth.repo.ts';
@@ -32,11 +33,13 @@ export interface AdapterOptions {
   onReplay: (kind: string, grantId: string | null) => Promise<void>;
   /** The secret of a confidential client, derived from the server key: never stored. */
   clientSecret: (clientId: string) => string;
+  /** How long an app that registered itself lives unless a person approves it (a Grant). */
+  unapprovedClientTtlMs: number;
 }
 
 export type AdapterClass = new (kind: string) => Adapter;
 
-export function createAdapter(db: Db, { onReplay, clientSecret }: AdapterOptions): AdapterClass {
+export function createAdapter(db: Db, { onReplay, clientSecret, unapprovedClientTtlMs }: AdapterOptions): AdapterClass {
   return class DatabaseAdapter implements Adapter {
     readonly kind: string;
     readonly hashed: boolean;
@@ -54,6 +57,15 @@ export function createAdapter(db: Db, { onReplay, clientSecret }: AdapterOptions
       const stored: AdapterPayload = { ...payload };
       if (this.hashed) delete stored.jti;
       delete stored.client_secret;
+      const now = nowMs();
+      // oidc-provider stores a Client only when an app registers itself (the operator's are
+      // saved by clients.logic.ts, without an expiry). It lives a day unless a person approves
+      // it: the first Grant for it clears the expiry, and housekeeping removes it otherwise.
+      const expiresAt = expiresIn
+        ? now + expiresIn * 1000
+        : this.kind === 'Client'
+          ? now + unapprovedClientTtlMs
+          : null;
       await upsertEntity(db, {
         kind: this.kind,
         id: this.key(id),
@@ -64,8 +76,9 @@ export function createAdapter(db: Db, { onReplay, clientSecret }: AdapterOptions
         client_id: payload.clientId ?? (this.kind === 'Client' ? (payload.client_id ?? null) : null),
         uid: payload.uid ?? null,
         user_code: payload.userCode ?? null,
-        expires_at: expiresIn ? nowMs() + expiresIn * 1000 : null,
+        expires_at: expiresAt,
       });
+      if (this.kind === 'Grant' && typeof payload.clientId === 'string') await keepClient(db, payload.clientId, now);
     }
 
     async find(id: string): Promise<AdapterPayload | undefined> {

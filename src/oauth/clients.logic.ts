@@ -67,6 +67,16 @@ export async function addClient(
   };
 }
 
+/**
+ * Whether a client registered itself at /oauth/register. RFC 7591 3.2.1: the registration
+ * response carries `client_id_issued_at`; oidc-provider's registration stores it with the
+ * client, and `addClient` (the operator's) never sets it, so apps that registered before
+ * Waypost asked this are told apart too.
+ */
+export function selfRegistered(metadata: { client_id_issued_at?: unknown }): boolean {
+  return metadata.client_id_issued_at !== undefined;
+}
+
 export async function listClients(db: Db): Promise<ClientSummary[]> {
   return (await listClientRows(db)).map((row) => {
     const metadata = JSON.parse(row.payload) as {

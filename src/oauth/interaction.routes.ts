@@ -13,6 +13,7 @@ import { csrfToken } from '../account/csrf.ts';
 import { refuseForm } from '../account/forms.ts';
 import { sessionUserId } from '../account/sessions.logic.ts';
 import { signInPage, signInWith } from '../account/sign-in.ts';
+import { selfRegistered } from './clients.logic.ts';
 import { consentPage, expiredPage } from './pages.ts';
 
 type Params = { Params: { uid: string } };
@@ -46,6 +47,10 @@ function sendHtml(reply: FastifyReply, status: number, body: string, redirectUri
   return sendPage(reply, status, body);
 }
 
+/** The app's name as the sign-in page shows it: one that registered itself is marked a third party. */
+const appName = (name: string, thirdParty: boolean) =>
+  thirdParty ? html`The third-party app <strong>${name}</strong>` : html`<strong>${name}</strong>`;
+
 export async function interactionRoutes(app: FastifyInstance, { provider, db, config }: Deps) {
   await app.register(formbody);
   const signIn = signInWith(db, config);
@@ -59,7 +64,8 @@ export async function interactionRoutes(app: FastifyInstance, { provider, db, co
       if (details.uid !== request.params.uid) return undefined;
       const client = await provider.Client.find(String(details.params.client_id));
       if (!client) return undefined;
-      return { details, client, clientName: client.clientName ?? client.clientId };
+      const clientName = client.clientName ?? client.clientId;
+      return { details, client, clientName, thirdParty: selfRegistered(client.metadata()) };
     } catch {
       return undefined;
     }
@@ -77,24 +83,25 @@ export async function interactionRoutes(app: FastifyInstance, { provider, db, co
     request: FastifyRequest<Params>,
     reply: FastifyReply,
     clientName: string,
+    thirdParty: boolean,
     extra: { username?: string; error?: string } = {},
   ) =>
     signInPage({
       action: `/oauth/interaction/${request.params.uid}/login`,
       csrf: csrfToken(request, reply, config.baseUrl, config.secretKey),
-      intro: html`<strong>${clientName}</strong> wants to use your Waypost account. Sign in to continue.`,
+      intro: html`${appName(clientName, thirdParty)} wants to use your Waypost account. Sign in to continue.`,
       ...extra,
     });
 
   app.get<Params>('/oauth/interaction/:uid', hide, async (request, reply) => {
     const it = await load(request, reply);
     if (!it) return expired(reply);
-    const { details, client, clientName } = it;
+    const { details, client, clientName, thirdParty } = it;
     if (details.prompt.name === 'login') {
       // Signed in on the web pages already (e.g. at /account): no second sign-in.
       const userId = await sessionUserId(db, config.baseUrl, request);
       if (userId) return finish(request, reply, { login: { accountId: userId } });
-      return sendHtml(reply, 200, signInForm(request, reply, clientName), details.params.redirect_uri);
+      return sendHtml(reply, 200, signInForm(request, reply, clientName, thirdParty), details.params.redirect_uri);
     }
     const user = details.session?.accountId ? await findUserById(db, details.session.accountId) : undefined;
     if (details.prompt.name !== 'consent' || !user) return expired(reply);
@@ -108,6 +115,8 @@ export async function interactionRoutes(app: FastifyInstance, { provider, db, co
         clientUri: client.clientUri,
         username: user.username,
         permissions: (details.prompt.details.missingOIDCScope as string[] | undefined) ?? [],
+        selfRegistered: thirdParty,
+        returnTo: redirectSource(details.params.redirect_uri),
       }),
       details.params.redirect_uri,
     );
@@ -123,7 +132,7 @@ export async function interactionRoutes(app: FastifyInstance, { provider, db, co
     const result = await signIn(request, reply, form);
     if (!result.ok) {
       const { status, headers, username, error } = result;
-      const body = signInForm(request, reply, it.clientName, { username, error });
+      const body = signInForm(request, reply, it.clientName, it.thirdParty, { username, error });
       return sendHtml(reply.headers(headers), status, body, redirectUri);
     }
     return finish(request, reply, { login: { accountId: result.userId } });

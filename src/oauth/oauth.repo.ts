@@ -167,9 +167,37 @@ export async function updatePayload(db: Db, kind: string, id: string, payload: s
   await db.updateTable('oauth_entities').set({ payload }).where('kind', '=', kind).where('id', '=', id).execute();
 }
 
-/** oidc-provider never deletes expired rows itself. */
+/** oidc-provider never deletes expired rows itself. Clients have a purge of their own (below). */
 export async function purgeExpiredEntities(db: Db, now: number): Promise<number> {
-  const result = await db.deleteFrom('oauth_entities').where('expires_at', '<', now).executeTakeFirst();
+  const result = await db
+    .deleteFrom('oauth_entities')
+    .where('expires_at', '<', now)
+    .where('kind', '!=', 'Client')
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/** A person approved this client (a Grant): it stays, unless it is already past its day. */
+export async function keepClient(db: Db, clientId: string, now: number): Promise<void> {
+  await db
+    .updateTable('oauth_entities')
+    .set({ expires_at: null })
+    .where('kind', '=', 'Client')
+    .where('id', '=', clientId)
+    .where('expires_at', '>', now)
+    .execute();
+}
+
+/**
+ * Apps that registered themselves and that nobody approved in their first day. With no Grant
+ * they hold no tokens or codes either, so the Client row is all there is.
+ */
+export async function purgeUnapprovedClients(db: Db, now: number): Promise<number> {
+  const result = await db
+    .deleteFrom('oauth_entities')
+    .where('kind', '=', 'Client')
+    .where('expires_at', '<=', now)
+    .executeTakeFirst();
   return Number(result.numDeletedRows);
 }
 

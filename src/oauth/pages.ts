@@ -38,15 +38,34 @@ export interface ConsentForm {
   clientUri?: string | undefined;
   username: string;
   permissions: string[];
+  /** The app registered itself (RFC 7591): a third party, named as it chose, that nobody checked. */
+  selfRegistered: boolean;
+  /** Where the answer sends the person: the redirect URI's origin, or a native app's scheme. */
+  returnTo?: string | undefined;
+}
+
+/**
+ * What the consent page says about an app that registered itself. Anyone may register one
+ * under any name not refused (registration.logic.ts), so the page says so, and names the
+ * place the person is sent to, which the app cannot choose freely (https, or loopback).
+ */
+function thirdPartyNote(returnTo: string | undefined) {
+  return html`<p class="warning" role="note">
+    This app registered itself with this server: it is not part of Waypost, and the operator has not checked it. Its
+    name is whatever it chose. Allow it only if you came here from the app
+    yourself.${returnTo ? html` Either way, you will be sent to <code>${returnTo}</code>.` : ''}
+  </p>`;
 }
 
 export function consentPage(form: ConsentForm): string {
   const items = form.permissions
     .filter(isPermission)
     .map((name) => html`<li>${PERMISSIONS[name]} <small>(<code>${name}</code>)</small></li>`);
+  const app = form.selfRegistered ? html`the third-party app “${form.clientName}”` : form.clientName;
   return page(
     `Allow ${form.clientName}?`,
-    html`<h1>Allow ${form.clientName} to use your account?</h1>
+    html`<h1>Allow ${app} to use your account?</h1>
+      ${form.selfRegistered ? thirdPartyNote(form.returnTo) : ''}
       <p>
         You are signed in as <strong>${form.username}</strong>. The app <strong>${form.clientName}</strong>
         ${form.clientUri ? html`(<code>${form.clientUri}</code>)` : ''} asks for

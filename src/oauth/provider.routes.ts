@@ -3,17 +3,22 @@
 // stream itself, and each reply is hijacked. Fastify still logs and counts a hijacked reply
 // (its onResponse hooks run when the raw response finishes), but headers set through `reply`
 // before the hijack would be lost: they are copied onto the raw response (X-Request-Id, the
-// security headers).
+// security headers). Self-registration passes the limit per address first.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
-import { requestLoggers } from './provider.ts';
+import type { Config } from '../config.ts';
+import type { Db } from '../db/database.ts';
+import { AppError } from '../http/errors.ts';
+import { nowMs } from '../lib/time.ts';
+import { OAUTH_ROUTES, requestLoggers } from './provider.ts';
+import { giveBackRegistration, registrationLimits, reserveRegistration } from './registration-limits.ts';
 
 export async function providerRoutes(
   app: FastifyInstance,
-  { provider, baseUrl }: { provider: Provider; baseUrl: string },
+  { provider, config, db }: { provider: Provider; config: Config; db: Db },
 ) {
   const callback = provider.callback();
-  const host = new URL(baseUrl).host;
+  const host = new URL(config.baseUrl).host;
   app.removeAllContentTypeParsers();
   // Without any parser fastify answers 415 to every POST here; accept anything and leave the
   // stream unread for oidc-provider (it has its own size limit and content-type checks).
@@ -34,7 +39,26 @@ export async function providerRoutes(
   };
 
   const options = { schema: { hide: true } };
-  // Static routes registered elsewhere (/oauth/interaction/...) win over this wildcard.
+  // Static routes (this one, /oauth/interaction/... registered elsewhere) win over the wildcard.
+  if (config.clientRegistrationOpen) {
+    const limits = registrationLimits(config);
+    app.post(OAUTH_ROUTES.registration, options, async (request, reply) => {
+      const reservation = await reserveRegistration(db, limits, request.ip, nowMs());
+      if (!reservation.ok) {
+        const seconds = reservation.retryAfterSeconds;
+        throw new AppError(
+          'too_many_registrations',
+          `This address registered ${limits.perAddress} apps within the hour; try again in ${seconds} seconds.`,
+          { headers: { 'retry-after': String(seconds) } },
+        );
+      }
+      try {
+        await handler(request, reply);
+      } finally {
+        if (reply.raw.statusCode !== 201) await giveBackRegistration(db, reservation);
+      }
+    });
+  }
   app.all('/oauth/*', options, handler);
   app.get('/.well-known/oauth-authorization-server', options, handler);
   // /.well-known/openid-configuration is deliberately not forwarded: this is not OpenID Connect.

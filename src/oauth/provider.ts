@@ -13,6 +13,7 @@ import { clientSecretFor } from './clients.logic.ts';
 import { cookieKeys, signingKeys } from './keys.ts';
 import { deleteGrantEverywhere, findGrantIdFor } from './oauth.repo.ts';
 import { renderError } from './pages.ts';
+import { registrationProblem, UNAPPROVED_APP_TTL_MS } from './registration.logic.ts';
 import { PERMISSION_NAMES } from '../http/permissions.ts';
 
 const DAY = 24 * 60 * 60;
@@ -37,6 +38,7 @@ export const OAUTH_ROUTES = {
 
 function configuration(config: Config, db: Db): Configuration {
   const secretKey = config.secretKey;
+  const serverHost = new URL(config.baseUrl).hostname;
   const Adapter = createAdapter(db, {
     onReplay: async (kind, grantId) => {
       // Two requests redeemed the same code or refresh token at once and this one lost: end the
@@ -45,6 +47,7 @@ function configuration(config: Config, db: Db): Configuration {
       throw new errors.InvalidGrant(`${kind === 'RefreshToken' ? 'refresh token' : 'authorization code'} already used`);
     },
     clientSecret: (clientId) => clientSecretFor(secretKey, clientId),
+    unapprovedClientTtlMs: UNAPPROVED_APP_TTL_MS,
   });
 
   return {
@@ -67,7 +70,9 @@ function configuration(config: Config, db: Db): Configuration {
     },
     clientAuthMethods: ['none', 'client_secret_basic'],
     // The one hook that sees a registration with defaults applied and may reshape it: dynamic
-    // registration is for public clients only (docs/api.md), and they get no useless secret.
+    // registration is for public clients only (docs/api.md), they get no useless secret, and
+    // what they may register is bounded (registration.logic.ts). It runs before oidc-provider's
+    // own checks, so values may still be of any type.
     extraClientMetadata: {
       properties: ['software_id', 'software_version'],
       validator(ctx, key, _value, metadata) {
@@ -77,6 +82,8 @@ function configuration(config: Config, db: Db): Configuration {
             'only public clients (token_endpoint_auth_method none) may register; ask the operator for a confidential one',
           );
         }
+        const problem = registrationProblem(metadata, serverHost);
+        if (problem) throw new errors.InvalidClientMetadata(problem);
         delete metadata.client_secret;
         delete metadata.client_secret_expires_at;
       },
