@@ -145,7 +145,10 @@ export async function reserveAttempt(
     if (!got) {
       await giveBack(db, reserved);
       const until = (await refusedUntil(db, key)) ?? now;
-      return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil((until - now) / 1000)) };
+      // A concurrent attempt that read the clock after this one may have opened the window: no
+      // refusal lasts longer than a window from now, so the wait never says more (a flaky 901 s).
+      const seconds = Math.ceil(Math.min(until - now, SIGN_IN_WINDOW_MS) / 1000);
+      return { ok: false, retryAfterSeconds: Math.max(1, seconds) };
     }
     reserved.push(got);
   }
