@@ -9,7 +9,7 @@ import { launchChromium, signInThroughPage, webTestApp } from '../../test/web.ts
 
 const WAIT = { timeout: 20_000, interval: 100 };
 const SECRET = `whsec_${Buffer.alloc(24, 3).toString('base64')}`;
-const REFUSAL = 'refused to connect to 127.0.0.1: a loopback address (WAYPOST_OUTBOUND_ALLOW does not allow it)';
+const REFUSAL = 'refused to connect to 127.0.0.1: the address is not allowed (see WAYPOST_OUTBOUND_ALLOW)';
 
 let t: Awaited<ReturnType<typeof webTestApp>>;
 let browser: Browser;
