@@ -96,8 +96,10 @@ describe('a cursor this server did not make is 400 invalid_cursor', () => {
   });
 
   it('random strings (fast-check)', async () => {
+    // Without U+0000, which every route refuses before any parameter is read (src/http/nul.ts).
+    const strings = fc.string({ minLength: 0, maxLength: 300, unit: 'binary' }).filter((s) => !s.includes('\0'));
     await fc.assert(
-      fc.asyncProperty(fc.string({ minLength: 0, maxLength: 300, unit: 'binary' }), async (cursor) => {
+      fc.asyncProperty(strings, async (cursor) => {
         const response = await get(`/posts/public/${username}?cursor=${encodeURIComponent(cursor)}`);
         expect(response.statusCode).toBe(400);
         expect(response.json()).toEqual(REFUSED);
