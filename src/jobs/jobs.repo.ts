@@ -1,8 +1,8 @@
 // All SQL of the job queue. A job is claimed by setting a lease (`locked_by`, `locked_until`);
 // a job whose lease ran out while `running` belongs to a worker that died, and is claimed again.
 import type { Db, DialectName } from '../db/database.ts';
-import type { JobsTable } from '../db/schema.ts';
-import { sql, type Updateable } from 'kysely';
+import type { JobsTable, Tables } from '../db/schema.ts';
+import { sql, type ExpressionBuilder, type Updateable } from 'kysely';
 
 export type JobRow = JobsTable;
 
@@ -25,6 +25,16 @@ export interface ClaimOptions {
  * statement alone is atomic.
  */
 export async function claimJobs(db: Db, { dialect, workerId, now, leaseMs, limit }: ClaimOptions): Promise<JobRow[]> {
+  const due = (w: ExpressionBuilder<Tables, 'jobs'>) =>
+    w.or([
+      w.and([w('status', '=', 'queued'), w('run_at', '<=', now)]),
+      w.and([w('status', '=', 'running'), w('locked_until', '<', now)]),
+    ]);
+  // A poll that finds nothing writes nothing. On SQLite an UPDATE takes the write lock even when
+  // it changes no row, and waiting for it blocks the process: while an import's child holds that
+  // lock for a batch, every idle poll stalled the server's requests (docs/imports.md).
+  const any = await db.selectFrom('jobs').select('id').where(due).limit(1).executeTakeFirst();
+  if (!any) return [];
   return db
     .updateTable('jobs')
     .set({
@@ -35,18 +45,8 @@ export async function claimJobs(db: Db, { dialect, workerId, now, leaseMs, limit
       updated_at: now,
     })
     .where('id', 'in', (eb) => {
-      const due = eb
-        .selectFrom('jobs')
-        .select('id')
-        .where((w) =>
-          w.or([
-            w.and([w('status', '=', 'queued'), w('run_at', '<=', now)]),
-            w.and([w('status', '=', 'running'), w('locked_until', '<', now)]),
-          ]),
-        )
-        .orderBy('run_at')
-        .limit(limit);
-      return dialect === 'postgres' ? due.forUpdate().skipLocked() : due;
+      const ids = eb.selectFrom('jobs').select('id').where(due).orderBy('run_at').limit(limit);
+      return dialect === 'postgres' ? ids.forUpdate().skipLocked() : ids;
     })
     .returningAll()
     .execute();

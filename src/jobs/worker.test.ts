@@ -1,5 +1,6 @@
 // The queue and the worker on their own: claiming (several workers never take one job twice),
 // the retry policy, and the running loop's start and graceful stop.
+import { sql } from 'kysely';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createTestDatabase, DIALECT, type TestDatabase } from '../../test/helpers.ts';
 import type { Database } from '../db/database.ts';
@@ -49,6 +50,32 @@ function job(kind: string, payload: unknown = {}, overrides: Partial<JobRow> = {
   };
 }
 
+/**
+ * Holds the write lock of the jobs table on another connection, as a writer in the middle of a
+ * transaction does (SQLite: the database's one write lock; PostgreSQL: a lock that lets plain
+ * reads through and makes any UPDATE wait). Returns what lets it go.
+ */
+async function holdWriteLock(other: Database): Promise<() => Promise<void>> {
+  if (other.sqlite) {
+    other.sqlite.prepare('begin immediate').run();
+    return () => Promise.resolve(void other.sqlite!.prepare('rollback').run());
+  }
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let locked!: () => void;
+  const held = new Promise<void>((resolve) => (locked = resolve));
+  const done = other.db.transaction().execute(async (trx) => {
+    await sql`lock table jobs in exclusive mode`.execute(trx);
+    locked();
+    await released;
+  });
+  await held;
+  return async () => {
+    release();
+    await done;
+  };
+}
+
 describe('retryDelayMs', () => {
   const policy = { baseMs: 1000, maxMs: 60_000 };
   it('doubles per attempt, with jitter between half and all of the step, up to the limit', () => {
@@ -91,6 +118,28 @@ describe(`the queue on ${DIALECT}`, () => {
     });
     expect(ids.length + more.length).toBe(40);
     expect([...claims.flat(2), ...more].every((row) => row.attempts === 1 && row.status === 'running')).toBe(true);
+  });
+
+  it('a poll that finds nothing due takes no write lock: it answers at once while another process writes', async () => {
+    const queue = await freshQueue();
+    const { database } = queue;
+    await insertJobs(database.db, [job('later', {}, { run_at: 5000 })]);
+    // Another process (an import's child) in the middle of a write transaction.
+    const other = queue.reopen();
+    opened.push(other);
+    const release = await holdWriteLock(other);
+    try {
+      const claimed = await claimJobs(database.db, {
+        dialect: database.dialect,
+        workerId: 'w',
+        now: 2000,
+        leaseMs: 1000,
+        limit: 4,
+      });
+      expect(claimed).toEqual([]);
+    } finally {
+      await release();
+    }
   });
 
   it('a job whose lease ran out is claimed again, and the first worker can no longer close it', async () => {
