@@ -260,7 +260,9 @@ export function requests(routes: Route[], world: World): fc.Arbitrary<FuzzReques
       let index = 0;
       const path = route.path
         .replace(/:[a-z_]+|\*/gi, () => segment(params[index++ % params.length]!))
-        .replace(/\/\/+/g, '/');
+        .replace(/\/\/+/g, '/')
+        // The catch-all at the root (`*`) has no leading slash of its own.
+        .replace(/^(?!\/)/, '/');
       const search = new URLSearchParams(query).toString();
       const method: FuzzRequest['method'] = otherMethod ?? route.method;
       return {
