@@ -3,10 +3,9 @@
 // collection, a public view) and every header (the file's and the thumbnail's ETags). The
 // original's hash would let anyone who guesses a file confirm it, and name it in a restore.
 import { createHash } from 'node:crypto';
-import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, createTestUser, type TestApp } from '../../test/helpers.ts';
-import { uploadMedium } from '../../test/media.ts';
+import { gpsPhoto, uploadMedium } from '../../test/media.ts';
 import { tokenFor } from '../../test/tokens.ts';
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
@@ -42,18 +41,7 @@ beforeAll(async () => {
   owner = await tokenFor(t, alice, ['upload_media', 'get_private_scope', 'manage_views', 'get_views']);
   ownerPlain = await tokenFor(t, alice, []);
   stranger = await tokenFor(t, await createTestUser(t.database), ['get_private_scope']);
-  photo = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#3366cc' } })
-    .jpeg()
-    .withExif({
-      IFD0: { Make: 'Waypost', Model: 'Test camera' },
-      IFD3: {
-        GPSLatitudeRef: 'N',
-        GPSLatitude: '52/1 31/1 12/1',
-        GPSLongitudeRef: 'E',
-        GPSLongitude: '13/1 24/1 18/1',
-      },
-    })
-    .toBuffer();
+  photo = await gpsPhoto();
   const uploaded = await uploadMedium(t, owner, photo, 'IMG_1.JPG', 'image/jpeg', { scope: 'public' });
   expect(uploaded.statusCode).toBe(201);
   medium = uploaded.json();

@@ -5,11 +5,10 @@
 // may be named without their bytes. The `source` of restored posts and points names only the
 // services this restore brought back.
 import { createHash } from 'node:crypto';
-import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, countRows, createTestUser, type TestApp } from '../../../test/helpers.ts';
 import { drain, importWorker, uploadImport } from '../../../test/imports.ts';
-import { uploadMedium } from '../../../test/media.ts';
+import { gpsPhoto, uploadMedium } from '../../../test/media.ts';
 import { tokenFor } from '../../../test/tokens.ts';
 import { makeZip, type ZipInput } from '../../../test/zip.ts';
 import { lazyMedia, restoreDeps } from '../../job-runner.ts';
@@ -40,22 +39,6 @@ let published: { id: string; sha256: string };
 let alice: string;
 let mallory: string;
 let malloryId: string;
-
-/** A JPEG taken at 52°31'12"N 13°24'18"E, as a phone writes it. */
-function jpeg(colour: string) {
-  return sharp({ create: { width: 64, height: 48, channels: 3, background: colour } })
-    .jpeg()
-    .withExif({
-      IFD0: { Make: 'Waypost', Model: 'Test camera' },
-      IFD3: {
-        GPSLatitudeRef: 'N',
-        GPSLatitude: '52/1 31/1 12/1',
-        GPSLongitudeRef: 'E',
-        GPSLongitude: '13/1 24/1 18/1',
-      },
-    })
-    .toBuffer();
-}
 
 /** One line of media.jsonl naming `hash`, under `id`. */
 function mediumLine(id: string, hash: string, scope = 'private') {
@@ -100,7 +83,7 @@ beforeAll(async () => {
   const attacker = await createTestUser(t.database, { username: 'mallory' });
   malloryId = attacker.id;
   mallory = await tokenFor(t, attacker, [...RESTORE]);
-  photo = await jpeg('#3366cc');
+  photo = await gpsPhoto('#3366cc');
   const response = await uploadMedium(t, alice, photo, 'IMG_1.JPG', 'image/jpeg', { scope: 'public' });
   expect(response.statusCode).toBe(201);
   published = response.json();
@@ -154,7 +137,7 @@ describe("a restore naming another account's file", () => {
 
   it('with other bytes than its hash names is refused, and nothing of the file is kept', async () => {
     const before = await countRows(t.database, 'media');
-    const other = await jpeg('#cc6633');
+    const other = await gpsPhoto('#cc6633');
     const done = await restore(mallory, [
       { name: 'media.jsonl', data: `${mediumLine('01HZZZZZZZZZZZZZZZZZZZZZC1', published.sha256)}\n` },
       { name: `media/${published.sha256}.jpg`, data: other, stored: true },
