@@ -1,6 +1,7 @@
 // A tiny browser for OAuth tests: a path-aware cookie jar, no automatic redirects, and a
 // runner that walks sign-in and consent like a person would. (The same pages in real
 // Chromium: src/oauth/browser.test.ts.)
+import type { FastifyInstance } from 'fastify';
 import * as oauth from 'oauth4webapi';
 
 export class Browser {
@@ -66,6 +67,41 @@ export function formOf(body: string): { action: string; csrf: string } | undefin
   const action = /<form method="post" action="([^"]+)"/.exec(body)?.[1];
   const csrf = /name="csrf" value="([^"]+)"/.exec(body)?.[1];
   return action && csrf ? { action: action.replaceAll('&#39;', "'").replaceAll('&amp;', '&'), csrf } : undefined;
+}
+
+/** The name=value pairs of Set-Cookie lines, leaving out cookies that are being cleared. */
+export const cookiesOf = (setCookie: string | string[] | undefined): string[] =>
+  [setCookie ?? []]
+    .flat()
+    .map((line) => line.split(';')[0]!)
+    .filter((pair) => !pair.endsWith('='));
+
+/**
+ * Signs in through the account form, as a browser on the server's own page does (through
+ * inject): the cookies of the signed-in browser, and the CSRF token of its session (the one the
+ * signed-in pages carry, for forms and for `X-CSRF-Token`).
+ */
+export async function signInThroughForm(
+  app: FastifyInstance,
+  username: string,
+  password: string,
+): Promise<{ cookie: string; csrf: string }> {
+  const page = await app.inject({ method: 'GET', url: '/account' });
+  const form = formOf(page.body);
+  if (!form) throw new Error('the account page has no sign-in form');
+  const before = cookiesOf(page.headers['set-cookie']).join('; ');
+  const response = await app.inject({
+    method: 'POST',
+    url: form.action,
+    headers: { cookie: before, origin: 'http://waypost.test' },
+    payload: { csrf: form.csrf, username, password },
+  });
+  if (response.statusCode !== 303) throw new Error(`sign-in answered ${response.statusCode}`);
+  const cookie = [before, ...cookiesOf(response.headers['set-cookie'])].join('; ');
+  const account = await app.inject({ method: 'GET', url: '/account', headers: { cookie } });
+  const signedIn = formOf(account.body);
+  if (!signedIn) throw new Error('the signed-in account page has no form');
+  return { cookie, csrf: signedIn.csrf };
 }
 
 /** Follows an authorization request through sign-in and consent until the client's redirect_uri. */

@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import sharp from 'sharp';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { PERMISSION_NAMES } from '../src/http/permissions.ts';
-import { formOf } from './browser.ts';
+import { signInThroughForm } from './browser.ts';
 import { createTestUser, type TestApp } from './helpers.ts';
 import { insertItems } from './items.ts';
 import { uploadMedium } from './media.ts';
@@ -75,7 +75,7 @@ export async function makeWorld(t: TestApp): Promise<World> {
   const everything = await tokenFor(t, alice, PERMISSION_NAMES);
   const nothing = await tokenFor(t, alice, []);
   const strangers = await tokenFor(t, bob, PERMISSION_NAMES);
-  const session = await browserSession(t.app, alice.username, alice.password);
+  const { cookie, csrf } = await signInThroughForm(t.app, alice.username, alice.password);
   return {
     ids,
     usernames: [alice.username, bob.username],
@@ -86,28 +86,10 @@ export async function makeWorld(t: TestApp): Promise<World> {
       { authorization: `Bearer ${strangers}` },
       { authorization: `Bearer ${randomBytes(32).toString('base64url')}` },
       { authorization: 'Basic YWxpY2U6YWxpY2U=' },
-      { ...session, 'sec-fetch-site': 'same-origin' },
+      { cookie, 'x-csrf-token': csrf, 'sec-fetch-site': 'same-origin' },
       { cookie: 'wp_session=made-up; wp_csrf=made-up', 'x-csrf-token': 'made-up' },
     ],
   };
-}
-
-/** Signs in through the account form; the cookies and the CSRF header a page script would send. */
-async function browserSession(app: FastifyInstance, username: string, password: string) {
-  const cookiesOf = (header: string | string[] | undefined) => [header ?? []].flat().map((line) => line.split(';')[0]!);
-  const page = await app.inject({ method: 'GET', url: '/account' });
-  const form = formOf(page.body);
-  if (!form) throw new Error('the account page has no sign-in form');
-  const first = cookiesOf(page.headers['set-cookie']);
-  const signedIn = await app.inject({
-    method: 'POST',
-    url: form.action,
-    headers: { cookie: first.join('; '), origin: 'http://waypost.test', 'sec-fetch-site': 'same-origin' },
-    payload: { csrf: form.csrf, username, password },
-  });
-  if (signedIn.statusCode !== 303) throw new Error(`sign-in answered ${signedIn.statusCode}`);
-  const cookie = [...first, ...cookiesOf(signedIn.headers['set-cookie'])].join('; ');
-  return { cookie, 'x-csrf-token': form.csrf };
 }
 
 const QUERY_NAMES = [

@@ -2,7 +2,7 @@
 // with every permission, for same-origin requests only, writes only with X-CSRF-Token; a bearer
 // token is judged alone (docs/oauth.md "The web app's own access").
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formOf } from '../../test/browser.ts';
+import { signInThroughForm } from '../../test/browser.ts';
 import { buildTestApp, createTestUser, type TestApp } from '../../test/helpers.ts';
 import { tokenFor } from '../../test/tokens.ts';
 
@@ -12,29 +12,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const cookiesOf = (setCookie: string | string[] | undefined) =>
-  [setCookie ?? []]
-    .flat()
-    .map((line) => line.split(';')[0]!)
-    .filter((pair) => !pair.endsWith('='));
-
-/** Signs in through the account form; the browser's cookies and the page's CSRF token. */
-async function signedIn(username: string, password: string) {
-  const page = await t.app.inject({ method: 'GET', url: '/account' });
-  const form = formOf(page.body)!;
-  let cookie = cookiesOf(page.headers['set-cookie']).join('; ');
-  const response = await t.app.inject({
-    method: 'POST',
-    url: form.action,
-    headers: { cookie, origin: 'http://waypost.test' },
-    payload: { csrf: form.csrf, username, password },
-  });
-  expect(response.statusCode).toBe(303);
-  cookie = [cookie, ...cookiesOf(response.headers['set-cookie'])].join('; ');
-  // Signed in, the token is the session's (the one the signed-in pages carry).
-  const account = await t.app.inject({ method: 'GET', url: '/account', headers: { cookie } });
-  return { cookie, csrf: formOf(account.body)!.csrf };
-}
+/** Signs in through the account form; the browser's cookies and its session's CSRF token. */
+const signedIn = (username: string, password: string) => signInThroughForm(t.app, username, password);
 
 describe('the signed-in session on the JSON API', () => {
   it('reads as the person, same-origin only', async () => {

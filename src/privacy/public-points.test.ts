@@ -9,7 +9,7 @@ import { parse as parseCsv } from 'csv-parse/sync';
 import { DOMParser } from '@xmldom/xmldom';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formOf } from '../../test/browser.ts';
+import { signInThroughForm } from '../../test/browser.ts';
 import { deadReckonStart, integrateTrack, type TrackPoint } from '../../test/dead-reckoning.ts';
 import { buildTestApp, createTestUser, type TestApp } from '../../test/helpers.ts';
 import { insertItems } from '../../test/items.ts';
@@ -358,22 +358,7 @@ describe("the owner's own public items, read with get_private_scope", () => {
   });
 
   it('the web timeline shows the exact places of their public posts', async () => {
-    const cookiesOf = (setCookie: string | string[] | undefined) =>
-      [setCookie ?? []]
-        .flat()
-        .map((line) => line.split(';')[0]!)
-        .filter((pair) => !pair.endsWith('='));
-    const page = await t.app.inject({ method: 'GET', url: '/account' });
-    const form = formOf(page.body)!;
-    const cookie = cookiesOf(page.headers['set-cookie']).join('; ');
-    const signIn = await t.app.inject({
-      method: 'POST',
-      url: form.action,
-      headers: { cookie, origin: 'http://waypost.test' },
-      payload: { csrf: form.csrf, username: owner.username, password: owner.password },
-    });
-    expect(signIn.statusCode).toBe(303);
-    const session = [cookie, ...cookiesOf(signIn.headers['set-cookie'])].join('; ');
+    const { cookie: session } = await signInThroughForm(t.app, owner.username, owner.password);
     const timeline = await t.app.inject({
       method: 'GET',
       url: '/?kind=posts&scope=public',
