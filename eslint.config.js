@@ -1,4 +1,4 @@
-// Lint rules: the recommended sets, type-aware, with floating promises as errors (STYLE.md 15).
+// Lint rules: the recommended sets, type-aware, with floating promises as errors (docs/conventions.md, 15).
 import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
