@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { exportArchive } from '../src/account-data/export.logic.ts';
+import { exportArchive } from '../src/archive/export.logic.ts';
 import { openDatabase } from '../src/db/database.ts';
 import type { ScopeValue } from '../src/db/schema.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';

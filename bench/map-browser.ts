@@ -5,7 +5,7 @@
 // signs in through the pages in a fresh browser context (empty cache), opens /app/map and
 // measures, on the page's own clock (performance.now(), from the navigation's start):
 //   first points drawn: the map's first idle with points on screen, which the page reports in
-//     data-map-state="ready" and data-points-drawn (src/web/public/waypost-map.js); also when
+//     data-map-state="ready" and data-points-drawn (src/web/map/waypost-map.js); also when
 //     the first tile arrived;
 //   then a scripted sequence: zoom out to z2 (keyboard, two levels a key), then z2 to z16 and
 //     back to z2 one level a key, with a loop of four mouse drags at every level, each move
@@ -30,7 +30,7 @@ import { openBare } from './seed.ts';
 
 const POINTS = Number(process.env.BENCH_POINTS ?? 1_000_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const OPEN_ZOOM = 11; // the Map page's own opening zoom (src/web/public/map.page.ts)
+const OPEN_ZOOM = 11; // the Map page's own opening zoom (src/web/map/map.page.ts)
 const LOW = 2;
 const HIGH = 16;
 const PASSWORD = 'map bench password';

@@ -18,7 +18,7 @@ import { migrateToLatest } from '../src/db/migrate.ts';
 import { newId } from '../src/lib/ids.ts';
 import { selectLocationPage } from '../src/locations/locations.repo.ts';
 import { listLocations, type LocationsParams } from '../src/locations/locations.logic.ts';
-import type { Box } from '../src/items/box.ts';
+import type { Box } from '../src/lib/box.ts';
 import { widenBox } from '../src/privacy/served-box.ts';
 import { roundPoint } from '../src/privacy/precision.ts';
 import { updateSettings } from '../src/settings/settings.logic.ts';

@@ -12,7 +12,7 @@ import { openDatabase } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { createLogger } from '../src/logger.ts';
 import { pino } from 'pino';
-import type { Permission } from '../src/http/permissions.ts';
+import type { Permission } from '../src/core/permissions.ts';
 import { tokenFor } from '../test/tokens.ts';
 
 const [path, dataDir] = process.argv.slice(2);

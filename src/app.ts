@@ -5,7 +5,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServ
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { changeRoutes } from './account-data/change.routes.ts';
 import { deletionRoutes } from './account-data/deletion.routes.ts';
-import { exportRoutes } from './account-data/export.routes.ts';
+import { exportRoutes } from './archive/export.routes.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 import auth from './http/auth.ts';
@@ -22,7 +22,7 @@ import { importsRoutes } from './imports/imports.routes.ts';
 import { infoRoutes } from './info/info.routes.ts';
 import { historyRoutes } from './history/history.routes.ts';
 import { locationsRoutes } from './locations/locations.routes.ts';
-import { mediaJobsFor, type MediaJobs } from './media/media.jobs.ts';
+import { mediaJobsFor, type MediaJobs } from './media/image-workers.ts';
 import { mediaRoutes } from './media/media.routes.ts';
 import { postsRoutes } from './posts/posts.routes.ts';
 import { postDeliveries } from './services/deliveries.logic.ts';
@@ -48,13 +48,13 @@ import { pagesRoutes } from './web/pages.routes.ts';
 import { assetRoutes } from './web/assets.ts';
 import { webAppRoutes } from './web/app.routes.ts';
 import { APP_PAGES } from './web/registry.ts';
-import { publicAssetsRoutes } from './web/public/assets.ts';
-import { publicPagesRoutes } from './web/public/profile.routes.ts';
-import { trackersRoutes as trackerPagesRoutes } from './web/public/trackers.routes.ts';
+import { publicAssetsRoutes } from './web/map/map-assets.ts';
+import { publicPagesRoutes } from './web/profile/profile.routes.ts';
+import { trackersRoutes as trackerPagesRoutes } from './web/trackers/trackers.routes.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** The image worker processes (src/media/media.jobs.ts). */
+    /** The image worker processes (src/media/image-workers.ts). */
     mediaJobs: MediaJobs;
   }
 }

@@ -7,7 +7,7 @@ import { stdio, UsageError } from './cli/output.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { restrictNewFiles } from './lib/data-folder.ts';
-import { AppError } from './http/errors.ts';
+import { AppError } from './core/errors.ts';
 import { openConfiguredDatabase, serve, work } from './main.ts';
 
 const USAGE = `usage: waypost <command>

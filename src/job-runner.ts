@@ -11,7 +11,7 @@ import type { RestoreDeps } from './imports/restore/restore.run.ts';
 import { createOutbound, type Outbound } from './lib/ssrf.ts';
 import { findMediaTools } from './media/media.ffmpeg.ts';
 import type { FetchDeps } from './media/media.fetch.ts';
-import { mediaJobsFor, type MediaJobs } from './media/media.jobs.ts';
+import { mediaJobsFor, type MediaJobs } from './media/image-workers.ts';
 import { mediaDeps, type MediaDeps } from './media/media.logic.ts';
 import { mediaStorage } from './media/media.storage.ts';
 import { ensurePollJobs } from './services/polling/polls.schedule.ts';

@@ -1,6 +1,6 @@
-// A stand-in image worker for the tests of src/media/media.jobs.ts: a job for the path `spin`
+// A stand-in image worker for the tests of src/media/image-workers.ts: a job for the path `spin`
 // keeps its CPU busy forever, `crash` ends the process, anything else answers with the pid.
-import type { JobReply, JobRequest } from '../src/media/media.jobs.ts';
+import type { JobReply, JobRequest } from '../src/media/image-workers.ts';
 
 process.on('message', (request: JobRequest) => {
   const path = 'path' in request.job ? request.job.path : '';

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import sharp from 'sharp';
 import type { FastifyInstance, InjectOptions } from 'fastify';
-import { PERMISSION_NAMES } from '../src/http/permissions.ts';
+import { PERMISSION_NAMES } from '../src/core/permissions.ts';
 import { signInThroughForm } from './browser.ts';
 import { createTestUser, type TestApp } from './helpers.ts';
 import { insertItems } from './items.ts';

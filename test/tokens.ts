@@ -3,7 +3,7 @@
 // flow: one client per app, then one Grant and one AccessToken per call.
 import type { FastifyInstance } from 'fastify';
 import { saveClient } from '../src/oauth/oauth.repo.ts';
-import type { Permission } from '../src/http/permissions.ts';
+import type { Permission } from '../src/core/permissions.ts';
 import type { TestApp } from './helpers.ts';
 
 const TEST_CLIENT_ID = 'test-client';

@@ -5,8 +5,8 @@
 // pages and ETags follow at once.
 import type { Db } from '../db/database.ts';
 import type { ScopeValue } from '../db/schema.ts';
-import { insufficientScope, type Auth } from '../http/auth.ts';
-import { notFound } from '../http/errors.ts';
+import { insufficientScope, type Auth } from '../core/caller.ts';
+import { notFound } from '../core/errors.ts';
 import { findOwnItem } from './deletion.repo.ts';
 
 export interface ItemChange {

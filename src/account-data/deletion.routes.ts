@@ -11,7 +11,7 @@ import { problems } from '../http/schemas.ts';
 import type { ItemTable } from '../items/items.repo.ts';
 import { IdParams, ScopeSchema, TIME_LIMIT_S } from '../items/items.schemas.ts';
 import { mediaStorage } from '../media/media.storage.ts';
-import type { Permission } from '../http/permissions.ts';
+import type { Permission } from '../core/permissions.ts';
 import { deleteItem, deleteLocations } from './deletion.logic.ts';
 
 const KINDS: { table: ItemTable; permission: Permission; one: string; extra: string }[] = [

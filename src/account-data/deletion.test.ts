@@ -9,7 +9,7 @@ import { insertItems, KINDS, type Kind } from '../../test/items.ts';
 import { uploadMedium } from '../../test/media.ts';
 import { tokenFor } from '../../test/tokens.ts';
 import { filePath, mediaStorage, thumbnailPath } from '../media/media.storage.ts';
-import type { Permission } from '../http/permissions.ts';
+import type { Permission } from '../core/permissions.ts';
 
 let t: TestApp;
 beforeAll(async () => {

@@ -2,7 +2,8 @@
 // unless it comes from one of this server's pages with this browser's CSRF token (./csrf.ts).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { formRefusal } from './csrf.ts';
-import { html, page } from './html.ts';
+import { html } from '../lib/html.ts';
+import { page } from './plain-page.ts';
 import { sendHtml } from './replies.ts';
 
 /**

@@ -4,7 +4,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/database.ts';
-import { html, page, type Html } from './html.ts';
+import { html, type Html } from '../lib/html.ts';
+import { page } from './plain-page.ts';
 import { rememberDevice, signIn, signInClient, signInRefusal, startSession } from './sessions.logic.ts';
 import { signInLimits } from './sign-in-limits.logic.ts';
 

@@ -2,7 +2,7 @@ import { rename, rm } from 'node:fs/promises';
 import { createWriteStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
-import { exportArchive } from '../account-data/export.logic.ts';
+import { exportArchive } from '../archive/export.logic.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/database.ts';
 import { mediaStorage } from '../media/media.storage.ts';
@@ -36,7 +36,7 @@ function progressLine(stream: NodeJS.WriteStream) {
 }
 
 /**
- * `waypost export`: the archive of src/account-data/export.logic.ts written to a file. It is
+ * `waypost export`: the archive of src/archive/export.logic.ts written to a file. It is
  * written under a temporary name beside the target and renamed when whole, so the target is
  * never half an archive.
  */

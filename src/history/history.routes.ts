@@ -8,7 +8,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Db } from '../db/database.ts';
-import { badRequest } from '../http/errors.ts';
+import { badRequest } from '../core/errors.ts';
 import { problems } from '../http/schemas.ts';
 import { ownerByUsername } from '../items/items.logic.ts';
 import { noneMatch } from '../items/conditional.ts';
@@ -16,7 +16,7 @@ import { pageEtag, requestKey, type PageVersion } from '../items/public-pages.ts
 import { secondsToMs } from '../lib/time.ts';
 import { publicPlacesOf } from '../privacy/places.ts';
 import { findUserById } from '../users/users.repo.ts';
-import { unauthorized } from '../http/auth.ts';
+import { unauthorized } from '../core/caller.ts';
 import {
   NotModified,
   PublicTileParams,

@@ -4,7 +4,7 @@
 // are summed in the zone of the settings, and summed again when it changes. A range that cuts
 // a day adds up that day's quarter hours within it.
 import type { Db } from '../db/database.ts';
-import { badRequest } from '../http/errors.ts';
+import { badRequest } from '../core/errors.ts';
 import { TIME_LIMIT_S } from '../items/items.schemas.ts';
 import { getSettings } from '../settings/settings.logic.ts';
 import { msToSeconds, offsetIn, zonedToUtcIn, type OffsetSpans } from '../lib/time.ts';

@@ -11,7 +11,7 @@
 // and cell a point falls in on the snapped coordinate: a box widened by one grid step is read,
 // every point snapped, and only those whose snapped position lies in the tile are kept.
 import type { Db } from '../db/database.ts';
-import { badRequest } from '../http/errors.ts';
+import { badRequest } from '../core/errors.ts';
 import { gridMargin, roundPoint } from '../privacy/precision.ts';
 import { MAX_LAT, MOVING_MAX_GAP_MS, mercatorX, mercatorY, segmentM, tileBounds, type TimedPoint } from './geo.ts';
 import { eachBatch, POSITION, pointsInBox, type PointsQuery } from '../locations/points.repo.ts';

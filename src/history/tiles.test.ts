@@ -10,7 +10,7 @@ import { buildTestApp, createTestDatabase, createTestUser, DIALECT, type TestApp
 import { insertItems } from '../../test/items.ts';
 import { tokenFor } from '../../test/tokens.ts';
 import { migrateToLatest } from '../db/migrate.ts';
-import { boxFilter } from '../items/box.repo.ts';
+import { boxFilter } from '../lib/box.repo.ts';
 import { migrations } from '../db/migrations/index.ts';
 import { foldCellLog } from '../locations/cells.repo.ts';
 import { roundPoint } from '../privacy/precision.ts';

@@ -2,7 +2,7 @@
 // of their time zone as a GeoJSON LineString, simplified for a zoom.
 import simplify from 'simplify-js';
 import type { Db } from '../db/database.ts';
-import { badRequest } from '../http/errors.ts';
+import { badRequest } from '../core/errors.ts';
 import { getSettings } from '../settings/settings.logic.ts';
 import { zonedToUtc } from '../lib/time.ts';
 import { mercatorX, mercatorY, movingS, segmentM, type TimedPoint } from './geo.ts';

@@ -2,7 +2,8 @@
 // OAuth tokens are in the OAuth tests.
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import auth, { requirePermission, type Auth } from './auth.ts';
+import auth, { requirePermission } from './auth.ts';
+import type { Auth } from '../core/caller.ts';
 import { handleError } from './errors.ts';
 
 const tokens: Record<string, Auth> = {

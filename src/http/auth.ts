@@ -16,24 +16,8 @@
 // only for same-origin requests, and for writes only with the session's X-CSRF-Token.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { PERMISSIONS, type Permission } from './permissions.ts';
-import { AppError } from './errors.ts';
-
-/** What an access token stands for: whose it is, through which grant, and what it allows now. */
-export interface TokenGrant {
-  userId: string;
-  clientId: string;
-  grantId: string;
-  /** Effective permissions: the token's, minus any the person has since withdrawn. */
-  permissions: ReadonlySet<Permission>;
-  /** When the token expires, in milliseconds since the epoch. */
-  expiresAt: number;
-}
-
-/** Who is calling, and what the token lets them do right now. */
-export interface Auth extends TokenGrant {
-  username: string;
-}
+import { PERMISSIONS, type Permission } from '../core/permissions.ts';
+import { csrfFailed, insufficientScope, invalidToken, unauthorized, type Auth } from '../core/caller.ts';
 
 /** Resolves a presented access token; undefined when it is unknown, expired or revoked. */
 export type BearerResolver = (token: string) => Promise<Auth | undefined>;
@@ -65,31 +49,6 @@ declare module 'fastify' {
   interface FastifyRequest {
     auth: Auth | undefined;
   }
-}
-
-const REALM = 'Bearer realm="waypost"';
-
-export function unauthorized(detail = 'This needs an access token: send it as Authorization: Bearer <token>.') {
-  return new AppError('unauthorized', detail, { headers: { 'www-authenticate': REALM } });
-}
-
-export function invalidToken() {
-  return new AppError('invalid_token', 'The access token is invalid, expired or revoked.', {
-    headers: { 'www-authenticate': `${REALM}, error="invalid_token", error_description="The access token is invalid"` },
-  });
-}
-
-export function insufficientScope(permission: Permission) {
-  return new AppError('insufficient_scope', `The access token lacks the permission ${permission}.`, {
-    headers: { 'www-authenticate': `${REALM}, error="insufficient_scope", scope="${permission}"` },
-  });
-}
-
-export function csrfFailed() {
-  return new AppError(
-    'csrf_failed',
-    "This request uses the signed-in session and must send the page's CSRF token in X-CSRF-Token.",
-  );
 }
 
 /** The caller's auth, with the permission checked: for routes whose need depends on the object. */

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { unauthorized } from './auth.ts';
+import { unauthorized } from '../core/caller.ts';
 
 /** The id of the person a request with a token acts for (routes whose config requires a token). */
 export function callerId(request: FastifyRequest): string {

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { badRequest } from './errors.ts';
+import { badRequest } from '../core/errors.ts';
 
 /**
  * A preValidation hook for numeric query parameters: Ajv coerces an empty string to 0

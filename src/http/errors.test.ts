@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../test/helpers.ts';
-import { AppError } from './errors.ts';
+import { AppError } from '../core/errors.ts';
 import { strictBody } from './strict-body.ts';
 
 let t: TestApp;

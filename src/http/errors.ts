@@ -1,77 +1,9 @@
-import { STATUS_CODES } from 'node:http';
+// Turning errors into problem+json answers (docs/api.md "Errors"): AppError (src/core/errors.ts)
+// with its own status, fastify's own client errors mapped to stable codes, and anything else a 500.
+
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { statusOf, type ProblemCode } from './problems.ts';
-
-/** One field-level problem in a request (docs/api.md: `errors: [{path, message}]`). */
-export interface FieldError {
-  path: string;
-  message: string;
-}
-
-/** The RFC 9457 problem document every error response carries. */
-export interface Problem {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  code: string;
-  errors?: FieldError[];
-}
-
-/**
- * An error a client can cause, with a stable code from the catalogue (src/http/problems.ts),
- * which also gives its status. Thrown anywhere; turned into HTTP in exactly one place,
- * `handleError` below (docs/conventions.md 5).
- */
-export class AppError extends Error {
-  readonly status: number;
-  readonly code: ProblemCode;
-  readonly extra: { errors?: FieldError[]; headers?: Record<string, string> };
-  constructor(
-    code: ProblemCode,
-    message: string,
-    extra: { errors?: FieldError[]; headers?: Record<string, string> } = {},
-  ) {
-    super(message);
-    this.name = 'AppError';
-    this.status = statusOf(code);
-    this.code = code;
-    this.extra = extra;
-  }
-}
-
-export const notFound = (detail = 'No such object.') => new AppError('not_found', detail);
-export const badRequest = (detail: string, errors?: FieldError[]) =>
-  new AppError('invalid_request', detail, errors ? { errors } : {});
-
-/** Where a field sits in a request: `body/display_name`, `querystring/cursor`, `body/groups/2`. */
-export type FieldPath = `${'body' | 'querystring' | 'params' | 'headers'}${'' | `/${string}`}`;
-
-export const fieldError = (path: FieldPath, message: string): FieldError => ({ path, message });
-
-/** A 400 that lists each field at fault (`errors`): "<lead>: <path> <message>; ...". */
-export function invalid(lead: string, errors: FieldError[]): AppError {
-  return badRequest(`${lead}: ${describe(errors)}.`, errors);
-}
-
-const describe = (errors: FieldError[]) => errors.map((e) => `${e.path} ${e.message}`).join('; ');
-
-/** `type` of a problem: a URN naming the stable code (RFC 9457 3.1.1 allows any URI). */
-export function problemType(code: string): string {
-  return `urn:waypost:problem:${code}`;
-}
-
-/** The body for `code`; `status` differs from the catalogue's only for fastify's own 4xx errors. */
-export function problem(code: ProblemCode, detail: string, errors?: FieldError[], status = statusOf(code)): Problem {
-  return {
-    type: problemType(code),
-    title: STATUS_CODES[status] ?? 'Error',
-    status,
-    detail,
-    code,
-    ...(errors ? { errors } : {}),
-  };
-}
+import type { ProblemCode } from '../core/problems.ts';
+import { AppError, describeErrors, problem, type FieldError, type Problem } from '../core/errors.ts';
 
 export function sendProblem(reply: FastifyReply, body: Problem, headers: Record<string, string> = {}): FastifyReply {
   return reply.code(body.status).headers(headers).type('application/problem+json; charset=utf-8').send(body);
@@ -126,7 +58,10 @@ export function handleError(error: FastifyError | AppError, request: FastifyRequ
   }
   if (error.validation) {
     const errors = fieldErrors(error);
-    return sendProblem(reply, problem('validation_failed', `The request is invalid: ${describe(errors)}.`, errors));
+    return sendProblem(
+      reply,
+      problem('validation_failed', `The request is invalid: ${describeErrors(errors)}.`, errors),
+    );
   }
   const known = error.code ? FASTIFY_ERRORS[error.code] : undefined;
   if (known) return sendProblem(reply, problem(known, error.message));

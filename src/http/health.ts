@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Database } from '../db/database.ts';
-import { AppError } from './errors.ts';
+import { AppError } from '../core/errors.ts';
 import { problems } from './schemas.ts';
 
 const Status = Type.Object({ status: Type.Literal('ok') });

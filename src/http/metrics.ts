@@ -11,7 +11,8 @@ import fp from 'fastify-plugin';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { safeEqual } from '../lib/crypto.ts';
 import { classifyAddress } from '../lib/ssrf.ts';
-import { AppError, sendProblem } from './errors.ts';
+import { sendProblem } from './errors.ts';
+import { AppError } from '../core/errors.ts';
 import { nothingHere } from './plumbing.ts';
 import { problems } from './schemas.ts';
 

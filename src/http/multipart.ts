@@ -5,7 +5,7 @@
 import type { MultipartFile } from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import { rm } from 'node:fs/promises';
-import { AppError, badRequest } from './errors.ts';
+import { AppError, badRequest } from '../core/errors.ts';
 import { NUL_REFUSED } from './nul.ts';
 
 /** A multipart error as the problem the client gets (413 over `limit`, 415, 400). */

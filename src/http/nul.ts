@@ -5,7 +5,7 @@
 // Multipart fields are read in the handler, so src/http/multipart.ts asks the same question.
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { badRequest } from './errors.ts';
+import { badRequest } from '../core/errors.ts';
 
 /** Whether a parsed value holds U+0000 in a string or a key. */
 export function holdsNul(value: unknown, depth = 0): boolean {

@@ -4,7 +4,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { PERMISSIONS } from './permissions.ts';
+import { PERMISSIONS } from '../core/permissions.ts';
 import { ProblemSchema } from './schemas.ts';
 
 const pkg = { name: 'Waypost', version: process.env.npm_package_version ?? '0.1.0' };

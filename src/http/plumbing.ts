@@ -9,7 +9,8 @@ import FindMyWay from 'find-my-way';
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import { handleError, problem, sendProblem, type Problem } from './errors.ts';
+import { handleError, sendProblem } from './errors.ts';
+import { problem, type Problem } from '../core/errors.ts';
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 

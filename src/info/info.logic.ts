@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import type { Config } from '../config.ts';
 import { COUNT_DEFAULT, COUNT_MAX } from '../items/items.schemas.ts';
 import { LOCATION_BATCH_MAX } from '../locations/locations.schemas.ts';
-import { PERMISSIONS, PERMISSION_NAMES } from '../http/permissions.ts';
+import { PERMISSIONS, PERMISSION_NAMES } from '../core/permissions.ts';
 import { TEXT_MAX } from '../posts/posts.schemas.ts';
 import { connectors, SERVICE_TYPES } from '../services/connectors/index.ts';
 import { VIEWS_PER_USER_MAX } from '../views/views.schemas.ts';

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, createTestUser, type TestApp } from '../../test/helpers.ts';
 import { insertItems } from '../../test/items.ts';
 import { tokenFor } from '../../test/tokens.ts';
-import { PERMISSIONS } from '../http/permissions.ts';
+import { PERMISSIONS } from '../core/permissions.ts';
 import { signIn } from '../account/sessions.logic.ts';
 import { signInLimits } from '../account/sign-in-limits.logic.ts';
 

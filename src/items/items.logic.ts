@@ -3,9 +3,9 @@
 // (docs/api.md "Scopes and who sees what").
 import type { Db } from '../db/database.ts';
 import type { ScopeValue } from '../db/schema.ts';
-import { insufficientScope, unauthorized, type Auth } from '../http/auth.ts';
+import { insufficientScope, unauthorized, type Auth } from '../core/caller.ts';
 import type { Cursors } from '../http/cursors.ts';
-import { notFound, invalid } from '../http/errors.ts';
+import { notFound, invalid } from '../core/errors.ts';
 import { secondsToMs } from '../lib/time.ts';
 import { COUNT_MAX, TIME_LIMIT_S } from './items.schemas.ts';
 import type { PageVersion } from './public-pages.ts';

@@ -1,9 +1,9 @@
 // What a kind of item (posts, media, locations) tells the shared read routes about itself
-// (src/item-routes/reads.routes.ts, docs/api.md "Collections"): its table, its schemas, how to
+// (src/items/reads.routes.ts, docs/api.md "Collections"): its table, its schemas, how to
 // list a page, read one by id, and the other representations it offers. Nothing here knows
 // HTTP: a representation is chosen from the Accept header's text, not from a request object.
 import type { TObject } from 'typebox';
-import type { Auth } from '../http/auth.ts';
+import type { Auth } from '../core/caller.ts';
 import type { Cursors } from '../http/cursors.ts';
 import type { CollectionParams, Page, Scope } from './items.logic.ts';
 import type { ItemTable } from './items.repo.ts';

@@ -1,8 +1,8 @@
 // Copies of public pages: the one place that decides when a copy is made, used, revalidated,
 // replayed and dropped. Anonymous reads of public pages (`GET /<kind>/public/<username>`, the
 // web pages `/@<username>`) are most of what a personal site serves: feed readers polling the
-// Atom feed, maps reloading a GeoJSON track. The routes that answer them (src/item-routes/
-// reads.reply.ts, src/web/public/profile.routes.ts) ask `publicCopy` what to do and do it;
+// Atom feed, maps reloading a GeoJSON track. The routes that answer them (src/items/
+// reads.reply.ts, src/web/profile/profile.routes.ts) ask `publicCopy` what to do and do it;
 // src/app.ts hands `replay` the raw requests, `answered` every answer and `close` the shutdown.
 //
 // The version it listens to. A page's answer can only change when the person's items or

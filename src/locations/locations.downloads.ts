@@ -4,7 +4,7 @@
 // reading at the next batch with nothing left open (src/locations/points.repo.ts).
 import { Readable } from 'node:stream';
 import type { Db } from '../db/database.ts';
-import { badRequest } from '../http/errors.ts';
+import { badRequest } from '../core/errors.ts';
 import { toPageQuery } from '../items/items.logic.ts';
 import { chosenFormat, type ListContext } from '../items/kinds.ts';
 import { escapeHtml } from '../lib/html.ts';

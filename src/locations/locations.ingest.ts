@@ -1,7 +1,7 @@
 // POST /locations: a batch of points, as a JSON array or a GeoJSON FeatureCollection, checked
 // point by point. One bad point rejects the batch, naming its index; nothing is half-stored.
 import type { ScopeValue } from '../db/schema.ts';
-import { badRequest, type FieldError } from '../http/errors.ts';
+import { badRequest, type FieldError } from '../core/errors.ts';
 import { LOCATION_BATCH_MAX } from './locations.schemas.ts';
 import type { Fix } from './point.ts';
 

@@ -1,13 +1,13 @@
 import type { Db } from '../db/database.ts';
-import type { Auth } from '../http/auth.ts';
+import type { Auth } from '../core/caller.ts';
 import type { Measured } from './point.ts';
-import { badRequest } from '../http/errors.ts';
+import { badRequest } from '../core/errors.ts';
 import { pageOf, readItem, toPageQuery, type CollectionParams, type Page, type Scope } from '../items/items.logic.ts';
 import type { ListContext } from '../items/kinds.ts';
 import { newId } from '../lib/ids.ts';
 import { msToSeconds, nowMs } from '../lib/time.ts';
 import { findUserById } from '../users/users.repo.ts';
-import { readBox, type Box } from '../items/box.ts';
+import { readBox, type Box } from '../lib/box.ts';
 import { servedPlaceFilter } from '../privacy/served-box.ts';
 import { EXACT_PLACES, placesForReader, publicPlacesOf, readsExactly, type PublicPlaces } from '../privacy/places.ts';
 import { getSettings } from '../settings/settings.logic.ts';

@@ -4,7 +4,7 @@ import type { Db } from '../db/database.ts';
 import type { Cursors } from '../http/cursors.ts';
 import { problems } from '../http/schemas.ts';
 import { strictBody } from '../http/strict-body.ts';
-import { registerItemReads } from '../item-routes/reads.routes.ts';
+import { registerItemReads } from '../items/reads.routes.ts';
 import type { PageCache } from '../items/public-pages.ts';
 import { locationDownload, TYPES } from './locations.downloads.ts';
 import { GEOJSON, GPX, renderLocations } from './locations.formats.ts';

@@ -31,7 +31,7 @@ export const LocationSchema = Type.Object(
 
 export const BBOX_PATTERN = '^-?[0-9.]+,-?[0-9.]+,-?[0-9.]+,-?[0-9.]+$';
 
-/** What a box contains (src/items/box.ts), for the collections and the views alike. */
+/** What a box contains (src/lib/box.ts), for the collections and the views alike. */
 export const BBOX_RULES =
   'Edges are inclusive. `min_lon <= max_lon` covers the longitudes from `min_lon` to `max_lon` (equal: one ' +
   'meridian; with `min_lat = max_lat` too, one point); `min_lon > max_lon` crosses the antimeridian (RFC 7946 ' +

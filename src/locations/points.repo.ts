@@ -5,8 +5,8 @@
 import { sql, type Expression, type SqlBool } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { ScopeValue } from '../db/schema.ts';
-import type { Box } from '../items/box.ts';
-import { boxFilter } from '../items/box.repo.ts';
+import type { Box } from '../lib/box.ts';
+import { boxFilter } from '../lib/box.repo.ts';
 import type { LocationRow } from './locations.repo.ts';
 import { keysetBatches } from '../db/batches.ts';
 
@@ -21,7 +21,7 @@ export interface PointsQuery {
   scope?: ScopeValue | undefined;
   sinceMs?: number | undefined;
   untilMs?: number | undefined;
-  /** Exact coordinates within this box (src/items/box.ts); minLon > maxLon crosses the antimeridian. */
+  /** Exact coordinates within this box (src/lib/box.ts); minLon > maxLon crosses the antimeridian. */
   box?: Box | undefined;
 }
 

@@ -5,7 +5,7 @@
 // the post it belongs to.
 import { rm } from 'node:fs/promises';
 import type { Outbound } from '../lib/ssrf.ts';
-import type { MediaJobs } from './media.jobs.ts';
+import type { MediaJobs } from './image-workers.ts';
 import { sniff } from './media.probe.ts';
 import { commitFile, filePath, thumbnailPath, writeFileAtomic, writeTemp, type Storage } from './media.storage.ts';
 

@@ -4,7 +4,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { AppError, problem, sendProblem } from '../http/errors.ts';
+import { sendProblem } from '../http/errors.ts';
+import { AppError, problem } from '../core/errors.ts';
 import { noneMatch } from '../items/conditional.ts';
 import type { StoredFile } from './media.logic.ts';
 

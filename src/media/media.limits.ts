@@ -4,7 +4,7 @@
 // pointers recursively; directories that point back at each other make a file of a few hundred
 // bytes cost it tens of seconds, so such a file is refused here instead.
 import { open, type FileHandle } from 'node:fs/promises';
-import type { ProblemCode } from '../http/problems.ts';
+import type { ProblemCode } from '../core/problems.ts';
 
 export interface MediaLimits {
   /** Pixels of the decoded image, every frame counted. */
@@ -13,7 +13,7 @@ export interface MediaLimits {
   maxMetadataBytes: number;
 }
 
-/** The problems a file's limits can raise (src/http/problems.ts). */
+/** The problems a file's limits can raise (src/core/problems.ts). */
 export type LimitCode = Extract<
   ProblemCode,
   | 'media_metadata_too_large'

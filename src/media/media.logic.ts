@@ -1,7 +1,7 @@
 import { access, readFile, rm } from 'node:fs/promises';
 import type { Db } from '../db/database.ts';
-import type { Auth } from '../http/auth.ts';
-import { AppError, badRequest, notFound } from '../http/errors.ts';
+import type { Auth } from '../core/caller.ts';
+import { AppError, badRequest, notFound } from '../core/errors.ts';
 import { pageOf, readItem, toPageQuery, type CollectionParams, type Page, type Scope } from '../items/items.logic.ts';
 import type { ListContext } from '../items/kinds.ts';
 import { newId } from '../lib/ids.ts';
@@ -10,7 +10,7 @@ import { EXACT_PLACES, placesForReader, readsExactly, type PublicPlaces } from '
 import { getSettings } from '../settings/settings.logic.ts';
 import { findUserById } from '../users/users.repo.ts';
 import { remuxWithoutMetadata, type MediaTools } from './media.ffmpeg.ts';
-import { BusyError, type MediaJobs } from './media.jobs.ts';
+import { BusyError, type MediaJobs } from './image-workers.ts';
 import { LimitError } from './media.limits.ts';
 import { probe, sniff, withoutMetadataType } from './media.probe.ts';
 import {

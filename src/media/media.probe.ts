@@ -1,11 +1,11 @@
 // What a file is, from its bytes (never the client's word): the type by file-type; for images
 // EXIF time and GPS, size and a WebP thumbnail without metadata by the image worker
-// (media.jobs.ts), for video and audio all of it by ffprobe and a frame ffmpeg takes.
+// (image-workers.ts), for video and audio all of it by ffprobe and a frame ffmpeg takes.
 import { fileTypeFromFile } from 'file-type';
 import { videoFrame, type MediaTools } from './media.ffmpeg.ts';
 import { probeAv } from './media.ffprobe.ts';
 import { zonedToUtc } from '../lib/time.ts';
-import type { MediaJobs } from './media.jobs.ts';
+import type { MediaJobs } from './image-workers.ts';
 
 export type MediaKind = 'image' | 'video' | 'audio';
 

@@ -1,10 +1,10 @@
-// The image worker: a child process the server forks (media.jobs.ts) to do image work one job
+// The image worker: a child process the server forks (image-workers.ts) to do image work one job
 // at a time. Whatever a file costs here (time, memory, threads) is this process's, and the
 // server kills it when a job runs over its time.
 import sharp from 'sharp';
 import { fitWithin, inspectImage, thumbnail, withoutMetadata } from './media.image.ts';
 import { LimitError, type MediaLimits } from './media.limits.ts';
-import type { ImageJob, JobReply, JobRequest } from './media.jobs.ts';
+import type { ImageJob, JobReply, JobRequest } from './image-workers.ts';
 
 // No cache to grow between jobs, and one libvips thread: the number of workers is the bound.
 sharp.cache(false);

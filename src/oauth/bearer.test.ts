@@ -7,7 +7,7 @@ import { deleteAccount } from '../account-data/deletion.logic.ts';
 import { sha256Hex } from '../lib/crypto.ts';
 import { mediaStorage } from '../media/media.storage.ts';
 import { dropPermission } from './bearer.ts';
-import { PERMISSION_NAMES, type Permission } from '../http/permissions.ts';
+import { PERMISSION_NAMES, type Permission } from '../core/permissions.ts';
 
 let t: TestApp;
 let user: { id: string };

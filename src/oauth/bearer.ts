@@ -1,10 +1,11 @@
 // The resource-server side: what an access token lets its holder do right now.
 import type Provider from 'oidc-provider';
 import type { Db } from '../db/database.ts';
-import type { Auth, BearerResolver, TokenGrant } from '../http/auth.ts';
+import type { BearerResolver } from '../http/auth.ts';
+import type { Auth, TokenGrant } from '../core/caller.ts';
 import { sha256Hex } from '../lib/crypto.ts';
 import { findAuthState } from './oauth.repo.ts';
-import { isPermission, type Permission } from '../http/permissions.ts';
+import { isPermission, type Permission } from '../core/permissions.ts';
 
 /** Longer values are no token of ours; they are refused before any hashing or lookup. */
 const MAX_TOKEN_LENGTH = 512;

@@ -9,7 +9,7 @@ import { authorizationRequest } from '../../test/browser.ts';
 import { createTestUser } from '../../test/helpers.ts';
 import { listeningTestApp } from '../../test/server.ts';
 import { addClient } from './clients.logic.ts';
-import { PERMISSIONS } from '../http/permissions.ts';
+import { PERMISSIONS } from '../core/permissions.ts';
 
 // docs/design.md "Pitfalls": how Chromium runs on these machines.
 const CHROMIUM = {

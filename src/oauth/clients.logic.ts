@@ -4,7 +4,7 @@ import { createHmac } from 'node:crypto';
 import type Provider from 'oidc-provider';
 import { errors } from 'oidc-provider';
 import type { Db } from '../db/database.ts';
-import { AppError, notFound } from '../http/errors.ts';
+import { AppError, notFound } from '../core/errors.ts';
 import { deriveKey, randomToken } from '../lib/crypto.ts';
 import { deleteClientEverywhere, listClientRows, saveClient } from './oauth.repo.ts';
 

@@ -1,9 +1,9 @@
 // The apps a person has authorized (their grants), for the account page.
 import type { Db } from '../db/database.ts';
-import { notFound } from '../http/errors.ts';
+import { notFound } from '../core/errors.ts';
 import { nowMs } from '../lib/time.ts';
 import { deleteGrantEverywhere, findClientPayloads, listGrantRows } from './oauth.repo.ts';
-import { PERMISSIONS, isPermission, type Permission } from '../http/permissions.ts';
+import { PERMISSIONS, isPermission, type Permission } from '../core/permissions.ts';
 
 export interface AuthorizedApp {
   grantId: string;

@@ -7,7 +7,7 @@ import type Provider from 'oidc-provider';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/database.ts';
 import { findUserById } from '../users/users.repo.ts';
-import { html } from '../account/html.ts';
+import { html } from '../lib/html.ts';
 import { sendHtml as sendPage } from '../account/replies.ts';
 import { csrfToken } from '../account/csrf.ts';
 import { refuseForm } from '../account/forms.ts';

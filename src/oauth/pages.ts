@@ -1,8 +1,9 @@
 // The authorization server's pages: consent, and the error page oidc-provider shows
 // when it cannot safely redirect (the sign-in page is src/account/sign-in.ts). No scripts; every interpolated value is escaped (html``).
 import type { ErrorOut, KoaContextWithOIDC } from 'oidc-provider';
-import { html, page } from '../account/html.ts';
-import { PERMISSIONS, isPermission } from '../http/permissions.ts';
+import { html } from '../lib/html.ts';
+import { page } from '../account/plain-page.ts';
+import { PERMISSIONS, isPermission } from '../core/permissions.ts';
 
 // Friendly words for the errors a person can meet in the browser. The error_description may
 // echo request input (a redirect_uri), so it is shown only escaped.

@@ -1,11 +1,11 @@
 // GET /permissions and DELETE /permissions/<permission> (docs/api.md "Permissions").
 import type Provider from 'oidc-provider';
 import type { Db } from '../db/database.ts';
-import type { Auth } from '../http/auth.ts';
-import { notFound } from '../http/errors.ts';
+import type { Auth } from '../core/caller.ts';
+import { notFound } from '../core/errors.ts';
 import { dropPermission } from './bearer.ts';
 import { listTokenRowsOfGrant, updatePayload } from './oauth.repo.ts';
-import { PERMISSION_NAMES, PERMISSIONS, isPermission } from '../http/permissions.ts';
+import { PERMISSION_NAMES, PERMISSIONS, isPermission } from '../core/permissions.ts';
 
 export interface PermissionView {
   name: string;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, createTestUser, type TestApp } from '../../test/helpers.ts';
 import { tokenFor } from '../../test/tokens.ts';
-import { PERMISSION_NAMES, PERMISSIONS } from '../http/permissions.ts';
+import { PERMISSION_NAMES, PERMISSIONS } from '../core/permissions.ts';
 
 let t: TestApp;
 let user: { id: string };

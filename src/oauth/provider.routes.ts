@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/database.ts';
-import { AppError } from '../http/errors.ts';
+import { AppError } from '../core/errors.ts';
 import { nowMs } from '../lib/time.ts';
 import { OAUTH_ROUTES, requestLoggers } from './provider.ts';
 import { giveBackRegistration, registrationLimits, reserveRegistration } from './registration-limits.ts';

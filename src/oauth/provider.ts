@@ -14,7 +14,7 @@ import { cookieKeys, signingKeys } from './keys.ts';
 import { deleteGrantEverywhere, findGrantIdFor } from './oauth.repo.ts';
 import { renderError } from './pages.ts';
 import { registrationProblem, UNAPPROVED_APP_TTL_MS } from './registration.logic.ts';
-import { PERMISSION_NAMES } from '../http/permissions.ts';
+import { PERMISSION_NAMES } from '../core/permissions.ts';
 
 const DAY = 24 * 60 * 60;
 

@@ -1,6 +1,6 @@
 import type { Db } from '../db/database.ts';
-import type { Auth } from '../http/auth.ts';
-import { type FieldError, invalid } from '../http/errors.ts';
+import type { Auth } from '../core/caller.ts';
+import { type FieldError, invalid } from '../core/errors.ts';
 import { pageOf, readItem, toPageQuery, type CollectionParams, type Page, type Scope } from '../items/items.logic.ts';
 import type { ListContext } from '../items/kinds.ts';
 import { newId } from '../lib/ids.ts';

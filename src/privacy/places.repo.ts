@@ -2,8 +2,8 @@
 import { SqliteAdapter, sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { LocationsTable } from '../db/schema.ts';
-import { boxFilter } from '../items/box.repo.ts';
-import type { Box } from '../items/box.ts';
+import { boxFilter } from '../lib/box.repo.ts';
+import type { Box } from '../lib/box.ts';
 
 const isPostgres = (db: Db) => !(db.getExecutor().adapter instanceof SqliteAdapter);
 

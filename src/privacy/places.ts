@@ -2,7 +2,7 @@
 // `public_location_precision_m`, and nowhere inside a privacy zone (src/privacy/zones.ts).
 // The one place every public answer asks, and the one that keeps the points' hidden flags.
 import type { Db } from '../db/database.ts';
-import type { Box } from '../items/box.ts';
+import type { Box } from '../lib/box.ts';
 import {
   findPlaceSettings,
   hiddenCandidates,

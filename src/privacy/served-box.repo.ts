@@ -2,8 +2,8 @@
 // (src/privacy/served-box.ts): every item the application may keep, and few others.
 import { SqliteAdapter, sql, type Expression, type SqlBool } from 'kysely';
 import type { Db } from '../db/database.ts';
-import { boxFilter } from '../items/box.repo.ts';
-import { lonRanges, type Box } from '../items/box.ts';
+import { boxFilter } from '../lib/box.repo.ts';
+import { lonRanges, type Box } from '../lib/box.ts';
 import { gridLatStep } from './precision.ts';
 import { widenBox, type PlaceFilter } from './served-box.ts';
 
@@ -58,7 +58,7 @@ function servedInBox(db: Db, box: Box, precisionM: number): Expression<SqlBool> 
   // A box (grown by a cell) clear of the antimeridian holds no point that rounds across it.
   const grown = widenBox(box, precisionM);
   const wraps = grown.minLon > grown.maxLon || grown.minLon <= -180 || grown.maxLon >= 180;
-  // Into [-180, 180); 180 comes out as -180, the same meridian (src/items/box.ts).
+  // Into [-180, 180); 180 comes out as -180, the same meridian (src/lib/box.ts).
   const rlon = wraps ? sql`(${rlon0} - 360 * floor((${rlon0} + 180) / 360))` : rlon0;
   if (wraps) unsure.push(sql<SqlBool>`abs(abs(${rlon0}) - 180) < ${num(SIX_DECIMALS)}`);
   const atPole = sql<SqlBool>`abs(${rlat}) >= ${num(90 - SIX_DECIMALS)}`;

@@ -1,7 +1,7 @@
 // Boxes over items whose public ones are served rounded (docs/privacy.md "Filters and paging see
 // only the snapped places"): the application decides on the served place, the database reads a
 // superset first (src/privacy/served-box.repo.ts).
-import { boxContains, type Box } from '../items/box.ts';
+import { boxContains, type Box } from '../lib/box.ts';
 import { gridMargin, roundPoint } from './precision.ts';
 import { HIDES_NOTHING, type HideRule } from './zones.ts';
 

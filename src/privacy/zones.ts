@@ -13,7 +13,7 @@
 // wide, so its shape tells the centre only to within about half a cell, not from the curve of
 // a circle. The cost: a zone hides up to about 2.5 radii around its centre (and a cell of the
 // precision more).
-import type { FieldError } from '../http/errors.ts';
+import type { FieldError } from '../core/errors.ts';
 import { gridLatStep, gridLonStep, roundPoint } from './precision.ts';
 
 export interface Zone {

@@ -2,7 +2,7 @@
 // switch and settings. Settings are checked by the type's own schema, as at creation; secrets
 // stay write-only: one given replaces the stored one, one left out is kept.
 import type { Db } from '../db/database.ts';
-import { AppError, type FieldError, invalid, notFound } from '../http/errors.ts';
+import { AppError, type FieldError, invalid, notFound } from '../core/errors.ts';
 import { nowMs } from '../lib/time.ts';
 import { connectors, type ServiceType } from './connectors/index.ts';
 import { reschedulePolling } from './polling/polls.schedule.ts';

@@ -2,7 +2,7 @@
 // transaction that stores the post (the outbox: docs/design.md "Data model"): the post, one
 // `pending` delivery per distinct service, and one job per delivery commit together or not at all.
 import type { Db } from '../db/database.ts';
-import { type FieldError, invalid } from '../http/errors.ts';
+import { type FieldError, invalid } from '../core/errors.ts';
 import { newId } from '../lib/ids.ts';
 import { msToSeconds } from '../lib/time.ts';
 import { insertJobs, type JobRow } from '../jobs/jobs.repo.ts';

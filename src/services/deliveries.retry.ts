@@ -3,7 +3,7 @@
 // id, so the target sees the same `webhook-id` / `Idempotency-Key` as on the first attempt and
 // can drop a repeat.
 import type { Db } from '../db/database.ts';
-import { AppError, notFound } from '../http/errors.ts';
+import { AppError, notFound } from '../core/errors.ts';
 import { insertJobs, latestJobFor, restartJob } from '../jobs/jobs.repo.ts';
 import { toPost } from '../posts/posts.logic.ts';
 import { EXACT_PLACES } from '../privacy/places.ts';

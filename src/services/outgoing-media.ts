@@ -2,7 +2,7 @@
 // looked up when the delivery runs, as the public copies strangers get (without metadata).
 import { readFile } from 'node:fs/promises';
 import type { Db } from '../db/database.ts';
-import { AppError } from '../http/errors.ts';
+import { AppError } from '../core/errors.ts';
 import { fittedPublicImage, publicMediumFile, type MediaDeps } from '../media/media.logic.ts';
 import { withoutMetadataType } from '../media/media.probe.ts';
 import { publicMediaRows, type MediumRow } from '../media/media.repo.ts';

@@ -2,7 +2,7 @@
 // sealed before they are stored and never shown again.
 import { Compile } from 'typebox/compile';
 import type { Db } from '../db/database.ts';
-import { badRequest, notFound, type FieldError, invalid } from '../http/errors.ts';
+import { badRequest, notFound, type FieldError, invalid } from '../core/errors.ts';
 import { randomToken, sha256Hex } from '../lib/crypto.ts';
 import { newId } from '../lib/ids.ts';
 import type { Outbound } from '../lib/ssrf.ts';

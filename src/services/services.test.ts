@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, countRows, createTestUser, type TestApp } from '../../test/helpers.ts';
 import { tokenFor } from '../../test/tokens.ts';
-import type { Permission } from '../http/permissions.ts';
+import type { Permission } from '../core/permissions.ts';
 import { deliveriesForPosts, enqueueDeliveries } from './deliveries.logic.ts';
 
 let t: TestApp;

@@ -2,7 +2,7 @@
 // the service's ingest token; its protocol is read by the type's connector (`ingest`), and the
 // points are stored through the same path as `POST /locations`, with `source` = the service.
 import type { Db } from '../db/database.ts';
-import { AppError } from '../http/errors.ts';
+import { AppError } from '../core/errors.ts';
 import { safeEqual, sha256Hex } from '../lib/crypto.ts';
 import { nowMs } from '../lib/time.ts';
 import { storePoints } from '../locations/locations.logic.ts';

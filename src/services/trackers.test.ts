@@ -8,7 +8,7 @@ import { buildTestApp, createTestUser, type TestApp } from '../../test/helpers.t
 import { tokenFor } from '../../test/tokens.ts';
 import { sha256Hex } from '../lib/crypto.ts';
 import { insertLocationsGrouped } from '../locations/locations.repo.ts';
-import type { Permission } from '../http/permissions.ts';
+import type { Permission } from '../core/permissions.ts';
 import { updateSettings } from '../settings/settings.logic.ts';
 
 let t: TestApp;

@@ -3,8 +3,8 @@
 // and show in GET /users/<username>.
 import type { Db } from '../db/database.ts';
 import type { ScopeValue } from '../db/schema.ts';
-import { unauthorized } from '../http/auth.ts';
-import { fieldError, invalid, type FieldError } from '../http/errors.ts';
+import { unauthorized } from '../core/caller.ts';
+import { fieldError, invalid, type FieldError } from '../core/errors.ts';
 import { nowMs } from '../lib/time.ts';
 import { findUserById, updateProfileRow, type UserRow } from '../users/users.repo.ts';
 import type { Zone } from '../privacy/zones.ts';

@@ -3,7 +3,7 @@
 // display_name, bio, which live on the user) build on these two functions.
 import type { Db } from '../db/database.ts';
 import type { ScopeValue } from '../db/schema.ts';
-import { fieldError, invalid, type FieldError } from '../http/errors.ts';
+import { fieldError, invalid, type FieldError } from '../core/errors.ts';
 import { nowMs } from '../lib/time.ts';
 import { lockPlacesForChange, PRECISION_DEFAULT_M, PRECISION_MAX_M, refreshHiddenFlags } from '../privacy/places.ts';
 import { normalZones, parseZones, sameZones, zoneProblems, type Zone } from '../privacy/zones.ts';

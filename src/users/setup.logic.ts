@@ -2,7 +2,7 @@
 // The link's token is random, printed only to the server log, and stored hashed, so only the
 // operator, who can read the log, can use it; whoever reaches the server first cannot.
 import type { Db } from '../db/database.ts';
-import { AppError } from '../http/errors.ts';
+import { AppError } from '../core/errors.ts';
 import { randomToken, sha256Hex } from '../lib/crypto.ts';
 import { nowMs } from '../lib/time.ts';
 import { createUser, type NewUser, type User } from './users.logic.ts';

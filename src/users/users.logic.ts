@@ -1,6 +1,6 @@
 import type { Db } from '../db/database.ts';
 import { isUniqueViolation } from '../db/errors.ts';
-import { AppError, badRequest, notFound, type FieldError, invalid } from '../http/errors.ts';
+import { AppError, badRequest, notFound, type FieldError, invalid } from '../core/errors.ts';
 import { newId } from '../lib/ids.ts';
 import { msToSeconds, nowMs } from '../lib/time.ts';
 import { decoyHash, hashPassword, verifyPassword } from './passwords.ts';

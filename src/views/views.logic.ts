@@ -13,14 +13,14 @@
 //   (creating, changing) needs it for the same reason, and a token that cannot see a view cannot
 //   delete it either.
 import type { Db } from '../db/database.ts';
-import { insufficientScope, unauthorized, type Auth } from '../http/auth.ts';
-import { AppError, notFound, type FieldError, invalid } from '../http/errors.ts';
+import { insufficientScope, unauthorized, type Auth } from '../core/caller.ts';
+import { AppError, notFound, type FieldError, invalid } from '../core/errors.ts';
 import type { Cursors } from '../http/cursors.ts';
 import { ownerById, toPageQuery, type CollectionParams, type Scope } from '../items/items.logic.ts';
 import type { Audience, ItemTable, PageQuery } from '../items/items.repo.ts';
 import { newId } from '../lib/ids.ts';
 import { msToSeconds, nowMs, secondsToMs } from '../lib/time.ts';
-import { checkedBox } from '../items/box.ts';
+import { checkedBox } from '../lib/box.ts';
 import { servedPlaceFilter } from '../privacy/served-box.ts';
 import { publicPlacesOf } from '../privacy/places.ts';
 import { findUserById } from '../users/users.repo.ts';

@@ -1,15 +1,15 @@
 // Serves the web app's pages (src/web/registry.ts) in the layout: signed in, the page; signed
 // out, the sign-in form that comes back to it (or the page's visitor version).
 import type { FastifyInstance } from 'fastify';
-import { html, type Html } from '../account/html.ts';
+import { html, type Html } from '../lib/html.ts';
 import { sendHtml } from '../account/replies.ts';
 import { csrfToken } from '../account/csrf.ts';
 import { sessionUserId } from '../account/sessions.logic.ts';
 import { accountSignInPage } from '../account/sign-in.routes.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/database.ts';
-import { AppError } from '../http/errors.ts';
-import { isProblemCode } from '../http/problems.ts';
+import { AppError } from '../core/errors.ts';
+import { isProblemCode } from '../core/problems.ts';
 import { findUserById } from '../users/users.repo.ts';
 import { layout } from './layout.ts';
 import type { ApiAnswer, AppPage, Rendered } from './page.ts';

@@ -1,6 +1,6 @@
 // Apps (`/account`): the apps the person authorized, with their permissions and a revoke button
 // each, and signing out. Signed out, the sign-in form.
-import { html, type Html } from '../account/html.ts';
+import { html, type Html } from '../lib/html.ts';
 import { accountSignInPage } from '../account/sign-in.routes.ts';
 import { listAuthorizedApps } from '../oauth/grants.logic.ts';
 import type { AppPage } from './page.ts';

@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { extname, join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { AppError } from '../http/errors.ts';
+import { AppError } from '../core/errors.ts';
 
 const OWN_DIR = join(import.meta.dirname, 'assets');
 const require = createRequire(import.meta.url);

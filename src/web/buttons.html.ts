@@ -1,7 +1,7 @@
 // The Delete button every page uses. src/web/assets/app.js does the rest: it asks `confirm`,
 // sends DELETE to `path`, then removes the element marked `data-item` around the button, or goes
 // to `then`. A failure is shown to the person; the button comes back.
-import { html, type Html } from '../account/html.ts';
+import { html, type Html } from '../lib/html.ts';
 
 export interface DeleteButton {
   /** The API path the DELETE goes to. */

@@ -1,7 +1,7 @@
 // Compose: write a post with a live counter, attach files (uploaded at once with a progress bar,
 // previewed, captions as alt text), an optional location, the scope and the service groups;
 // after posting, each delivery's status until it settles (src/web/assets/compose.js).
-import { html } from '../account/html.ts';
+import { html } from '../lib/html.ts';
 import type { GroupObject, ServiceObject, SettingsObject } from './api-types.ts';
 import type { AppPage } from './page.ts';
 

@@ -1,5 +1,5 @@
 // Pieces of HTML the pages share for items.
-import { html, type Html } from '../account/html.ts';
+import { html, type Html } from '../lib/html.ts';
 import type { MediumObject, Scope } from './api-types.ts';
 
 export function scopeBadge(scope: Scope): Html {

@@ -1,7 +1,7 @@
 // The web app's one layout: the skip link, the bar with the pages (src/web/nav.ts) and who is
 // signed in, the page, and the scripts it names (ES modules from /assets, no inline script:
 // the CSP is `script-src 'self'`). The CSRF token the scripts send is in a meta element.
-import { html, type Html } from '../account/html.ts';
+import { html, type Html } from '../lib/html.ts';
 import { assetUrl } from './assets.ts';
 import { NAV } from './nav.ts';
 

@@ -1,6 +1,6 @@
 // Media: a grid of thumbnails, newest first, with "load more", and a viewer per medium with playback, its caption
 // and scope to edit, and delete.
-import { html, type Html } from '../account/html.ts';
+import { html, type Html } from '../lib/html.ts';
 import { deleteButton } from './buttons.html.ts';
 import type { MediumObject } from './api-types.ts';
 import { mediumAlt, scopeBadge } from './items.html.ts';

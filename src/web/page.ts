@@ -2,7 +2,7 @@
 // JSON API as the signed-in person (`ctx.api`), so they never see more than a token with every
 // permission would: the same scope and ownership rules (docs/design.md "The web app").
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Html } from '../account/html.ts';
+import type { Html } from '../lib/html.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/database.ts';
 import type { Viewer } from './layout.ts';

@@ -6,13 +6,14 @@ import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/database.ts';
-import { AppError } from '../http/errors.ts';
+import { AppError } from '../core/errors.ts';
 import { redeemSetupToken, setupTokenIsValid } from '../users/setup.logic.ts';
 import { createUser, type NewUser } from '../users/users.logic.ts';
 import { countUsers } from '../users/users.repo.ts';
 import { csrfToken } from '../account/csrf.ts';
 import { refuseForm } from '../account/forms.ts';
-import { html, page, type Html } from '../account/html.ts';
+import { html, type Html } from '../lib/html.ts';
+import { page } from '../account/plain-page.ts';
 import { layout } from './layout.ts';
 
 interface AccountForm {

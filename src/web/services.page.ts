@@ -3,7 +3,7 @@
 // error, an Edit form from the same schemas (secrets left blank are kept), a test button and
 // remove; a service restored without its secrets asks for them; groups with their members (checkboxes that add or remove at once) and delete.
 // Tracker types have their own page (their ingest URL and token).
-import { html, type Html } from '../account/html.ts';
+import { html, type Html } from '../lib/html.ts';
 import { deleteButton } from './buttons.html.ts';
 import { connectors, SERVICE_TYPES } from '../services/connectors/index.ts';
 import type { GroupObject, ServiceObject } from './api-types.ts';

@@ -1,7 +1,7 @@
 // Settings: default scopes, time zone, public location precision (with a map of what rounding
 // does to a point), privacy zones (edited on a map, or by their fields alone), display name and
 // bio; export and account deletion links. The maps: docs/maps.md "The Settings page".
-import { html, type Html } from '../account/html.ts';
+import { html, type Html } from '../lib/html.ts';
 import {
   ZONE_LAT_MAX,
   ZONE_NAME_MAX,
@@ -12,7 +12,7 @@ import {
 } from '../privacy/zones.ts';
 import type { Scope, SettingsObject } from './api-types.ts';
 import type { AppPage } from './page.ts';
-import { assetUrl, mapPolicy } from './public/assets.ts';
+import { assetUrl, mapPolicy } from './map/map-assets.ts';
 
 const PRECISIONS = [0, 100, 500, 1000, 5000, 10000, 50000];
 /** The radius a zone placed on the map starts with. */

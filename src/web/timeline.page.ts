@@ -3,7 +3,7 @@
 // One collection shown: "load more" follows its Link header. Several merged: each is read up to
 // the same instant, and only items newer than the last one every full page reached are shown,
 // so nothing is skipped or shown twice (the next page starts there).
-import { html, type Html } from '../account/html.ts';
+import { html, type Html } from '../lib/html.ts';
 import { deleteButton } from './buttons.html.ts';
 import { itemMedia, mediumAlt, scopeBadge } from './items.html.ts';
 import {

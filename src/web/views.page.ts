@@ -1,6 +1,6 @@
 // Views: the saved filters (made from the timeline's "Save this filter as a view"), each with
 // what it shows, the link of a public one to copy, and delete.
-import { html } from '../account/html.ts';
+import { html } from '../lib/html.ts';
 import { deleteButton } from './buttons.html.ts';
 import type { ViewObject } from './api-types.ts';
 import type { AppPage } from './page.ts';

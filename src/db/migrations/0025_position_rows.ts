@@ -3,7 +3,7 @@
 // of its band of latitude round the world (a zoom-14 tile of a city tracked for ten years read
 // 136,608 entries for its 6,760 points). This one puts the latitude's row of 1/64 degree first:
 // a small box asks for each of its few rows and, within each, for its range of longitude
-// (src/items/box.repo.ts); a large one reads its band as before. One index for the other:
+// (src/lib/box.repo.ts); a large one reads its band as before. One index for the other:
 // writing a point costs the same.
 import { sql, type Kysely } from 'kysely';
 

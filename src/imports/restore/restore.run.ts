@@ -15,7 +15,7 @@ import { createHash } from 'node:crypto';
 import { access, rm, stat } from 'node:fs/promises';
 import type { Database, Db } from '../../db/database.ts';
 import type { LocationsTable, MediaTable, PostsTable } from '../../db/schema.ts';
-import { checkedBox } from '../../items/box.ts';
+import { checkedBox } from '../../lib/box.ts';
 import { newId } from '../../lib/ids.ts';
 import { secondsToMs } from '../../lib/time.ts';
 import { LimitError } from '../../media/media.limits.ts';

@@ -13,7 +13,7 @@
 // The body is the person's own template, so a point that cannot be read is a setup mistake to
 // show, not to hide: 400 naming the field, and the app's log shows it.
 import { Type } from 'typebox';
-import { badRequest } from '../../http/errors.ts';
+import { badRequest } from '../../core/errors.ts';
 import type { PointInput } from '../../locations/locations.ingest.ts';
 import type { Connector } from './connector.ts';
 import {

@@ -10,7 +10,7 @@
 // listed in the service's `last_error`): refusing the batch would make the app resend it
 // forever and hold back everything recorded after it. A body without a `locations` array is 400.
 import { Type } from 'typebox';
-import { badRequest } from '../../http/errors.ts';
+import { badRequest } from '../../core/errors.ts';
 import type { PointInput } from '../../locations/locations.ingest.ts';
 import type { Connector } from './connector.ts';
 import {

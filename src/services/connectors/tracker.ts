@@ -2,7 +2,7 @@
 // protocol parser fills, and the checks every point passes, with the same ranges as
 // `POST /locations` (src/locations/locations.ingest.ts).
 import { Type, type TSchema } from 'typebox';
-import { badRequest, type FieldError } from '../../http/errors.ts';
+import { badRequest, type FieldError } from '../../core/errors.ts';
 import type { PointInput } from '../../locations/locations.ingest.ts';
 import { LOCATION_BATCH_MAX } from '../../locations/locations.schemas.ts';
 

@@ -1,5 +1,5 @@
 // The Settings page's privacy zones (docs/maps.md "The Settings page"): a list of fieldsets,
-// one per zone, that works by keyboard alone; the map (src/web/public/settings-map.js) draws
+// one per zone, that works by keyboard alone; the map (src/web/map/settings-map.js) draws
 // them, and a click on it asks this script to place a zone ("zone-place" on the form). Saved as
 // the whole list through POST /settings; the server's errors show beside the field they name.
 import { ApiError, announce, api, clearErrors, showError } from './app.js';

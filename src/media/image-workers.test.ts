@@ -6,7 +6,7 @@ import { scrypt } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BusyError, createMediaJobs, type MediaJobs, type MediaJobsOptions } from './media.jobs.ts';
+import { BusyError, createMediaJobs, type MediaJobs, type MediaJobsOptions } from './image-workers.ts';
 
 const worker = new URL('../../test/media-worker.ts', import.meta.url);
 const limits = { maxPixels: 1000, maxMetadataBytes: 1000 };
@@ -113,7 +113,7 @@ describe('image jobs', () => {
   it('a job keeps a process running until it is answered; idle workers never do', async () => {
     // A process with nothing else to do: it must wait for the answer, print it, then exit by itself.
     const script = [
-      `import { createMediaJobs } from ${JSON.stringify(new URL('./media.jobs.ts', import.meta.url).href)};`,
+      `import { createMediaJobs } from ${JSON.stringify(new URL('./image-workers.ts', import.meta.url).href)};`,
       `const jobs = createMediaJobs({ limits: { maxPixels: 1, maxMetadataBytes: 1 }, concurrency: 1, timeoutMs: 10000, worker: new URL(${JSON.stringify(worker.href)}) });`,
       "const pid = await jobs.run({ op: 'inspect', path: 'a', mimeType: 'image/jpeg', timeZone: 'UTC' });",
       'console.log(typeof pid);',

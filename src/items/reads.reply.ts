@@ -1,10 +1,10 @@
-// How the read routes of src/item-routes/reads.routes.ts answer with a page of items: the JSON
+// How the read routes of src/items/reads.routes.ts answer with a page of items: the JSON
 // array or another representation, a streamed download, or a public page with its ETag and
 // the copy kept of it (when a copy is used or kept: src/items/public-pages.ts).
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { nextLink, type CollectionParams } from '../items/items.logic.ts';
-import type { ItemKind, ListContext } from '../items/kinds.ts';
-import { publicCopy, type BuiltPage, type Checked, type PageCache, type PageVersion } from '../items/public-pages.ts';
+import { nextLink, type CollectionParams } from './items.logic.ts';
+import type { ItemKind, ListContext } from './kinds.ts';
+import { publicCopy, type BuiltPage, type Checked, type PageCache, type PageVersion } from './public-pages.ts';
 
 /** Other representations are chosen by Accept as well as `format` (docs/api.md); CORS may have said Origin. */
 function varyOnAccept(reply: FastifyReply) {

@@ -3,7 +3,7 @@
 // token once with everything the phone needs: for OwnTracks a QR code of its configuration link
 // (drawn here as SVG, so no script is needed), for Overland and GPSLogger the settings spelled out.
 import QRCode from 'qrcode';
-import { html, Html } from '../../account/html.ts';
+import { html, Html } from '../../lib/html.ts';
 import type { Service } from '../../services/services.logic.ts';
 
 export const TRACKER_TYPES = ['owntracks', 'overland', 'gpslogger'] as const;

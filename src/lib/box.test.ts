@@ -1,4 +1,4 @@
-// Bounding boxes (src/items/box.ts, docs/privacy.md): across the antimeridian, all 360
+// Bounding boxes (src/lib/box.ts, docs/privacy.md): across the antimeridian, all 360
 // degrees, touching a pole, a single point; on the owner's and the public collections and on
 // private and public views, each returning exactly what it contains.
 import fc from 'fast-check';
@@ -7,7 +7,7 @@ import { buildTestApp, createTestUser, type TestApp } from '../../test/helpers.t
 import { insertItems } from '../../test/items.ts';
 import { tokenFor } from '../../test/tokens.ts';
 import { updateSettings } from '../settings/settings.logic.ts';
-import { selectPage } from './items.repo.ts';
+import { selectPage } from '../items/items.repo.ts';
 import { boxContains, readBox, type Box } from './box.ts';
 import { servedPlaceFilter, widenBox } from '../privacy/served-box.ts';
 import { placeFilter } from '../privacy/served-box.repo.ts';

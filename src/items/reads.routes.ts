@@ -12,10 +12,10 @@ import type { Cursors } from '../http/cursors.ts';
 import { rejectEmptyNumbers } from '../http/empty-numbers.ts';
 import { problems } from '../http/schemas.ts';
 import { UsernameParams } from '../users/users.schemas.ts';
-import { ownerByUsername, type CollectionParams } from '../items/items.logic.ts';
-import { IdParams } from '../items/items.schemas.ts';
-import type { ItemKind } from '../items/kinds.ts';
-import { checkpoint, type PageCache } from '../items/public-pages.ts';
+import { ownerByUsername, type CollectionParams } from './items.logic.ts';
+import { IdParams } from './items.schemas.ts';
+import type { ItemKind } from './kinds.ts';
+import { checkpoint, type PageCache } from './public-pages.ts';
 import { readsExactly } from '../privacy/places.ts';
 import { pageReplies } from './reads.reply.ts';
 

@@ -10,7 +10,7 @@ import { stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import yazl from 'yazl';
 import type { Db } from '../db/database.ts';
-import type { Auth } from '../http/auth.ts';
+import type { Auth } from '../core/caller.ts';
 import { toGeoJson } from '../locations/locations.formats.ts';
 import { toLocation } from '../locations/locations.logic.ts';
 import { toMedium } from '../media/media.logic.ts';

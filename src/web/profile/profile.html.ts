@@ -3,9 +3,9 @@
 // previews, and feed autodiscovery (docs/web-public.md).
 import type { MapStyle } from '../../config.ts';
 import { textToHtml } from '../../posts/posts.feeds.ts';
-import { html, Html } from '../../account/html.ts';
+import { html, Html } from '../../lib/html.ts';
 import { layout } from '../layout.ts';
-import { assetUrl } from './assets.ts';
+import { assetUrl } from '../map/map-assets.ts';
 import type { Entry, Person, PublicMedium } from './profile.logic.ts';
 
 export interface PersonLinks {

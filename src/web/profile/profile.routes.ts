@@ -11,9 +11,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/database.ts';
 import type { Cursors } from '../../http/cursors.ts';
-import { AppError } from '../../http/errors.ts';
+import { AppError } from '../../core/errors.ts';
 import { checkpoint, publicCopy, type PageCache } from '../../items/public-pages.ts';
-import { mapPolicy } from './assets.ts';
+import { mapPolicy } from '../map/map-assets.ts';
 import { badRequestHtml, notFoundHtml, personLinks, postHtml, profileHtml } from './profile.html.ts';
 import { latestPublicPlace, personByUsername, profileEntries, publicEntry, type Person } from './profile.logic.ts';
 

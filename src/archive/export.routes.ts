@@ -1,4 +1,4 @@
-// GET /export: the person's whole account as one ZIP, streamed (src/account-data/export.logic.ts).
+// GET /export: the person's whole account as one ZIP, streamed (src/archive/export.logic.ts).
 // Two ways in, both through the one auth hook (src/http/auth.ts): an app's token with the
 // `export` permission, or the person's own browser signed in (a link on their pages). A request
 // that sends a token is judged by the token alone.

@@ -14,11 +14,11 @@ import { csrfToken } from '../../account/csrf.ts';
 import { refuseForm } from '../../account/forms.ts';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/database.ts';
-import { AppError } from '../../http/errors.ts';
+import { AppError } from '../../core/errors.ts';
 import { secretsKey } from '../../services/secrets.ts';
 import { createService, getService, listServices, rotateIngestToken } from '../../services/services.logic.ts';
 import { APP_PAGES } from '../registry.ts';
-import { appPage, viewerOf, type Viewer } from './signed-in.ts';
+import { appPage, viewerOf, type Viewer } from '../signed-in.ts';
 import { isTracker, setupHtml, trackersBody, TRACKER_TYPES, type TrackersView } from './trackers.html.ts';
 
 type Form = { csrf?: string; type?: string; name?: string };

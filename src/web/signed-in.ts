@@ -1,11 +1,11 @@
 // What the signed-in pages of this folder answer their forms with: who is signed in, and the
 // web app's layout around the content (the same bar as the pages of src/web/registry.ts).
 import type { FastifyRequest } from 'fastify';
-import type { Html } from '../../account/html.ts';
-import { sessionUserId } from '../../account/sessions.logic.ts';
-import type { Db } from '../../db/database.ts';
-import { findUserById } from '../../users/users.repo.ts';
-import { layout } from '../layout.ts';
+import type { Html } from '../lib/html.ts';
+import { sessionUserId } from '../account/sessions.logic.ts';
+import type { Db } from '../db/database.ts';
+import { findUserById } from '../users/users.repo.ts';
+import { layout } from './layout.ts';
 
 export interface Viewer {
   id: string;

@@ -1,4 +1,4 @@
-// Boxes in SQL (src/items/box.ts, docs/privacy.md "Boxes"): the exact box over `lat` and `lon`.
+// Boxes in SQL (src/lib/box.ts, docs/privacy.md "Boxes"): the exact box over `lat` and `lon`.
 import { sql, type Expression, type SqlBool } from 'kysely';
 import { lonRanges, polesIn, type Box } from './box.ts';
 
@@ -22,7 +22,7 @@ function latRows(box: Box): Expression<SqlBool> {
 }
 
 /**
- * The box (src/items/box.ts) as a WHERE fragment over `lat` and `lon`. Posts and media
+ * The box (src/lib/box.ts) as a WHERE fragment over `lat` and `lon`. Posts and media
  * without a location have null lat/lon: no comparison holds, so they drop out.
  */
 export function boxFilter(box: Box): Expression<SqlBool> {

@@ -1,5 +1,5 @@
 // GET /app/trackers in the web app (src/web/registry.ts): the person's trackers and the form to add
-// one. The forms' answers, which show a token once, are src/web/public/trackers.routes.ts.
+// one. The forms' answers, which show a token once, are src/web/trackers/trackers.routes.ts.
 import { listServices } from '../../services/services.logic.ts';
 import type { AppPage } from '../page.ts';
 import { isTracker, trackersBody } from './trackers.html.ts';

@@ -1,4 +1,4 @@
-// The signed-in Map page (docs/maps.md "The Map page"): the map of src/web/public/waypost-map.js,
+// The signed-in Map page (docs/maps.md "The Map page"): the map of src/web/map/waypost-map.js,
 // plus what only the owner sees: a point's accuracy on click, one day's track, and the form
 // applied as soon as "What strangers see" is switched. Reads the JSON API with the session.
 /* global document */

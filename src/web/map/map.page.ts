@@ -2,7 +2,7 @@
 // owner's vector tiles, narrowed to a date range, with one day's track, and a switch to "what
 // strangers see" (the public tiles: public points at the public precision). A plain GET form:
 // it works without the script, which only draws and fetches the day's track.
-import { html, type Html } from '../../account/html.ts';
+import { html, type Html } from '../../lib/html.ts';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/database.ts';
 import { cursorsFor, type Cursors } from '../../http/cursors.ts';
@@ -10,9 +10,9 @@ import { zonedToUtc } from '../../lib/time.ts';
 import { listLocations } from '../../locations/locations.logic.ts';
 import { getSettings } from '../../settings/settings.logic.ts';
 import type { AppPage } from '../page.ts';
-import { assetUrl, mapPolicy } from './assets.ts';
-import { latestPublicPlace } from './profile.logic.ts';
-import type { Viewer } from './signed-in.ts';
+import { assetUrl, mapPolicy } from './map-assets.ts';
+import { latestPublicPlace } from '../profile/profile.logic.ts';
+import type { Viewer } from '../signed-in.ts';
 
 export interface MapQuery {
   from?: string | undefined;
