@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { openDatabase } from '../src/db/database.ts';
-import { cursorsFor } from '../src/http/cursors.ts';
+import { cursorsFor } from '../src/core/cursors.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { newId } from '../src/lib/ids.ts';
 import { selectLocationPage } from '../src/locations/locations.repo.ts';

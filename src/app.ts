@@ -3,10 +3,11 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { changeRoutes } from './account-data/change.routes.ts';
-import { deletionRoutes } from './account-data/deletion.routes.ts';
 import { exportRoutes } from './archive/export.routes.ts';
+import { accountTraces } from './account-traces.ts';
+import { signInLimits } from './account/sign-in-limits.logic.ts';
 import type { Config } from './config.ts';
+import { mediaStorage } from './media/media.storage.ts';
 import type { Database } from './db/database.ts';
 import auth from './http/auth.ts';
 import cors from './http/cors.ts';
@@ -15,7 +16,7 @@ import { healthRoutes } from './http/health.ts';
 import { RequestLogController } from './logger.ts';
 import metrics, { type ResponseLabels } from './http/metrics.ts';
 import openapi from './http/openapi.ts';
-import { cursorsFor } from './http/cursors.ts';
+import { cursorsFor } from './core/cursors.ts';
 import refuseNul from './http/nul.ts';
 import plumbing, { clientErrorHandler, frameworkErrors, requestId, securityHeaders } from './http/plumbing.ts';
 import { importsRoutes } from './imports/imports.routes.ts';
@@ -24,8 +25,9 @@ import { historyRoutes } from './history/history.routes.ts';
 import { locationsRoutes } from './locations/locations.routes.ts';
 import { mediaJobsFor, type MediaJobs } from './media/image-workers.ts';
 import { mediaRoutes } from './media/media.routes.ts';
+import { deliveriesRoutes } from './posts/deliveries.routes.ts';
 import { postsRoutes } from './posts/posts.routes.ts';
-import { postDeliveries } from './services/deliveries.logic.ts';
+import { postDeliveries } from './services/post-deliveries.ts';
 import { PageCache } from './items/public-pages.ts';
 import { bearerResolver, cachedBearerResolver } from './oauth/bearer.ts';
 import { interactionRoutes } from './oauth/interaction.routes.ts';
@@ -33,13 +35,12 @@ import { permissionsRoutes } from './oauth/permissions.routes.ts';
 import { deleteProviderSessions } from './oauth/oauth.repo.ts';
 import { providerRoutes } from './oauth/provider.routes.ts';
 import { createProvider } from './oauth/provider.ts';
-import { deliveriesRoutes } from './services/deliveries.routes.ts';
 import { secretsKey } from './services/secrets.ts';
 import { servicesRoutes } from './services/services.routes.ts';
 import { trackersRoutes } from './services/trackers.routes.ts';
 import { settingsRoutes } from './settings/settings.routes.ts';
 import { usersRoutes } from './users/users.routes.ts';
-import { browserSessions } from './account/sessions.logic.ts';
+import { browserSessions } from './account/sessions.http.ts';
 import { signInRoutes } from './account/sign-in.routes.ts';
 import { accountDeleteRoutes } from './web/account-delete.routes.ts';
 import { accountRoutes } from './web/account.routes.ts';
@@ -154,18 +155,16 @@ export async function buildApp({ config, database, logger, onJobsQueued }: AppDe
   await app.register(accountRoutes, { db, config });
   await app.register(assetRoutes);
   await app.register(webAppRoutes, { db, config, pages: APP_PAGES });
-  await app.register(accountDeleteRoutes, { database, config });
+  await app.register(accountDeleteRoutes, {
+    database,
+    config,
+    traces: accountTraces(mediaStorage(config.dataDir), signInLimits(config)),
+  });
   await app.register(publicAssetsRoutes, { config });
   await app.register(publicPagesRoutes, { db, config, pages, cursors });
   await app.register(trackerPagesRoutes, { db, config });
-  await app.register(postsRoutes, {
-    db,
-    baseUrl: config.baseUrl,
-    pages,
-    cursors,
-    deliveries: postDeliveries({ baseUrl: config.baseUrl, maxAttempts: config.deliveryMaxAttempts }),
-    onJobsQueued,
-  });
+  const deliveries = postDeliveries({ baseUrl: config.baseUrl, maxAttempts: config.deliveryMaxAttempts });
+  await app.register(postsRoutes, { db, baseUrl: config.baseUrl, pages, cursors, deliveries, onJobsQueued });
   // Image work runs in worker processes, stopped with the app.
   const mediaJobs = mediaJobsFor(config);
   app.decorate('mediaJobs', mediaJobs);
@@ -183,18 +182,11 @@ export async function buildApp({ config, database, logger, onJobsQueued }: AppDe
     baseUrl: config.baseUrl,
     outboundAllow: config.outboundAllow,
   });
-  await app.register(deliveriesRoutes, {
-    db,
-    baseUrl: config.baseUrl,
-    deliveryMaxAttempts: config.deliveryMaxAttempts,
-    onJobsQueued,
-  });
+  await app.register(deliveriesRoutes, { db, deliveries, onJobsQueued });
   await app.register(trackersRoutes, { db });
   await app.register(settingsRoutes, { db });
   await app.register(viewsRoutes, { db, baseUrl: config.baseUrl, cursors });
   await app.register(infoRoutes, { config });
-  await app.register(deletionRoutes, { db, config });
-  await app.register(changeRoutes, { db, baseUrl: config.baseUrl });
   await app.register(exportRoutes, { database, config });
 
   return app;

@@ -18,7 +18,7 @@ import { ensurePollJobs } from './services/polling/polls.schedule.ts';
 import { pollHandler } from './services/polling/polls.job.ts';
 import { POLL_JOB } from './services/polling/polls.repo.ts';
 import { deliveryHandler } from './services/deliveries.job.ts';
-import { DELIVERY_JOB } from './services/deliveries.logic.ts';
+import { DELIVERY_JOB } from './services/deliveries.repo.ts';
 import { secretsKey } from './services/secrets.ts';
 import { createWorker, type Worker } from './jobs/worker.ts';
 

@@ -1,55 +1,28 @@
-// Web sessions for the sign-in, consent and account pages: a random id in an HttpOnly,
-// SameSite=Lax cookie (Secure and `__Host-` over https: ./cookies.ts), stored only as its SHA-256, rotated on every
-// sign-in. The JSON API reads the session only through src/http/auth.ts (docs/oauth.md "The
-// web app's own access").
-import type { FastifyReply, FastifyRequest } from 'fastify';
+// Web sessions for the sign-in, consent and account pages, and signing in: a random id, stored
+// only as its SHA-256, rotated on every sign-in. Nothing here knows HTTP: the cookie that carries
+// the id is ./sessions.http.ts. The JSON API reads the session only through src/http/auth.ts
+// (docs/oauth.md "The web app's own access").
 import type { Db } from '../db/database.ts';
 import { randomToken, sha256Hex } from '../lib/crypto.ts';
 import { nowMs } from '../lib/time.ts';
 import { authenticate, type User } from '../users/users.logic.ts';
-import { readCookie, setCookie } from './cookies.ts';
-import { csrfTokenValid } from './csrf.ts';
 import { deleteSession, findSession, findSessionUserId, insertSession } from './sessions.repo.ts';
 import { deviceToken, giveBack, reserveAttempt, type Client, type SignInLimits } from './sign-in-limits.logic.ts';
 
 export const SESSION_TTL_MS = 14 * 24 * 60 * 60 * 1000;
 
-/** The signed-in user's id for this request's session cookie, if any. */
-export async function sessionUserId(db: Db, baseUrl: string, request: FastifyRequest): Promise<string | undefined> {
-  const token = readCookie(request, baseUrl, 'wp_session');
+/** The signed-in user's id for a session token, if it is a live session. */
+export async function sessionUserOf(db: Db, token: string | undefined): Promise<string | undefined> {
   return token ? findSessionUserId(db, sha256Hex(token), nowMs()) : undefined;
 }
 
-/**
- * The browser session of this request, for the API's auth hook: whose it is, when it ends, and
- * a check of the CSRF token a script sends (the same token the pages' forms carry).
- */
-export function browserSessions(db: Db, baseUrl: string, secretKey: Buffer) {
-  return async (request: FastifyRequest) => {
-    const token = readCookie(request, baseUrl, 'wp_session');
-    const session = token ? await findSession(db, sha256Hex(token), nowMs()) : undefined;
-    if (!session) return undefined;
-    const csrfValid = (sent: string | undefined) =>
-      !foreignOrigin(request, baseUrl) && csrfTokenValid(request, baseUrl, secretKey, sent);
-    return { ...session, csrfValid };
-  };
+/** The live session of a token: whose it is and when it ends. */
+export async function sessionOf(db: Db, token: string | undefined) {
+  return token ? findSession(db, sha256Hex(token), nowMs()) : undefined;
 }
 
-/** An Origin naming another site. (`null` proves nothing; the auth hook reads Sec-Fetch-Site.) */
-function foreignOrigin(request: FastifyRequest, baseUrl: string): boolean {
-  const origin = request.headers.origin;
-  return origin !== undefined && origin !== 'null' && origin !== new URL(baseUrl).origin;
-}
-
-/** Starts a session for the user, ending the one this browser had (rotation on sign-in). */
-export async function startSession(
-  db: Db,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  baseUrl: string,
-  userId: string,
-): Promise<void> {
-  const old = readCookie(request, baseUrl, 'wp_session');
+/** Starts a session for the user, ending the one `old` names (rotation on sign-in); answers the new token. */
+export async function openSession(db: Db, old: string | undefined, userId: string): Promise<string> {
   if (old) await deleteSession(db, sha256Hex(old));
   const token = randomToken(32);
   const now = nowMs();
@@ -59,13 +32,11 @@ export async function startSession(
     created_at: now,
     expires_at: now + SESSION_TTL_MS,
   });
-  setCookie(reply, request, baseUrl, 'wp_session', token, SESSION_TTL_MS / 1000);
+  return token;
 }
 
-export async function endSession(db: Db, request: FastifyRequest, reply: FastifyReply, baseUrl: string): Promise<void> {
-  const token = readCookie(request, baseUrl, 'wp_session');
+export async function closeSession(db: Db, token: string | undefined): Promise<void> {
   if (token) await deleteSession(db, sha256Hex(token));
-  setCookie(reply, request, baseUrl, 'wp_session', '', 0);
 }
 
 // --- sign-in, with the limits of src/account/sign-in-limits.logic.ts.
@@ -99,16 +70,6 @@ export async function signIn(
   await giveBack(db, reservation.reserved);
   const device = reservation.trusted && client.device ? client.device : deviceToken(limits, user.username);
   return { ok: true, user, device };
-}
-
-/** Who is signing in, as the limits see it: the address, and this browser's device cookie. */
-export function signInClient(request: FastifyRequest, baseUrl: string): Client {
-  return { ip: request.ip, device: readCookie(request, baseUrl, 'wp_device') };
-}
-
-/** Keeps the device cookie of a successful sign-in (renewed on each). */
-export function rememberDevice(request: FastifyRequest, reply: FastifyReply, baseUrl: string, device: string): void {
-  setCookie(reply, request, baseUrl, 'wp_device', device, DEVICE_TTL_SECONDS);
 }
 
 /** How a page answers a sign-in that did not succeed: status, headers and the words to show. */

@@ -8,7 +8,7 @@ import type { Db } from '../db/database.ts';
 import { csrfToken } from './csrf.ts';
 import { refuseForm } from './forms.ts';
 import { seeOther, sendHtml } from './replies.ts';
-import { endSession, sessionUserId } from './sessions.logic.ts';
+import { endSession, sessionUserId } from './sessions.http.ts';
 import { signInPage, signInWith } from './sign-in.ts';
 
 type Form = { Body: { username?: string; password?: string; csrf?: string; next?: string } | undefined };

@@ -6,7 +6,8 @@ import type { Config } from '../config.ts';
 import type { Db } from '../db/database.ts';
 import { html, type Html } from '../lib/html.ts';
 import { page } from './plain-page.ts';
-import { rememberDevice, signIn, signInClient, signInRefusal, startSession } from './sessions.logic.ts';
+import { signIn, signInRefusal } from './sessions.logic.ts';
+import { rememberDevice, signInClient, startSession } from './sessions.http.ts';
 import { signInLimits } from './sign-in-limits.logic.ts';
 
 export type SignInOutcome =

@@ -1,7 +1,8 @@
 import type { Config } from '../config.ts';
 import { signInLimits } from '../account/sign-in-limits.logic.ts';
 import { parseArgs } from 'node:util';
-import { deleteAccount } from '../account-data/deletion.logic.ts';
+import { accountTraces } from '../account-traces.ts';
+import { deleteAccount } from '../users/account-deletion.logic.ts';
 import type { Database } from '../db/database.ts';
 import { mediaStorage } from '../media/media.storage.ts';
 import { changePassword, createUser, getUser, listUsers } from '../users/users.logic.ts';
@@ -52,7 +53,7 @@ export async function userCommand(database: Database, config: Config, args: stri
         (await confirm(`Delete ${user.username} and everything they own? Type the username: `, user.username));
       if (!sure) throw new UsageError(`not deleted: confirm by typing the username, or pass --yes`);
       // The same deletion as the account page's: docs/data-ownership.md.
-      await deleteAccount(database, mediaStorage(config.dataDir), user.id, signInLimits(config));
+      await deleteAccount(database, user.id, accountTraces(mediaStorage(config.dataDir), signInLimits(config)));
       out.info(`deleted user ${user.username}`);
       return;
     }

@@ -1,7 +1,7 @@
 // Every problem a client can meet, in one list: its stable code (the `code` of the
 // problem+json body and the end of its `type` URN), its HTTP status, and what it means.
 // Code throws `new AppError(code, detail)` (src/http/errors.ts) and the status comes from
-// here, so a code cannot drift between statuses. docs/api.md "Errors" explains the format.
+// here, so a code cannot drift between statuses. docs/api.md "General rules" explains the format.
 
 export const PROBLEMS = {
   // 400: the request itself is wrong

@@ -34,6 +34,7 @@ import { ownerTile, parseTile, publicTile, type TileRange } from './tiles.logic.
 import { MVT } from './tiles.mvt.ts';
 import { locationVersion } from './tiles.repo.ts';
 import { dayTrack } from './tracks.logic.ts';
+import { readsPrivate } from '../items/access.ts';
 
 /** Ajv coerces an empty string to 0; an empty time is not a number (as on the collections). */
 async function emptyTimesAre400(request: FastifyRequest) {
@@ -93,7 +94,7 @@ export async function historyRoutes(fastify: FastifyInstance, { db, baseUrl }: {
       const tile = parseTile(request.params);
       const range = rangeOf(request.query);
       const auth = request.auth!;
-      if (auth.permissions.has('get_private_scope')) {
+      if (readsPrivate(auth)) {
         const version = await locationVersion(db, auth.userId);
         const key = `owner tile\n${requestKey(request.url, request.headers)}`;
         return sendTile(request, reply, {

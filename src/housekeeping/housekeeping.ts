@@ -5,7 +5,7 @@
 import type { Db } from '../db/database.ts';
 import { purgeEndedDeliveries } from '../services/deliveries.repo.ts';
 import { purgeEndedJobs } from '../jobs/jobs.repo.ts';
-import { purgeExpiredKeys } from '../http/idempotency.repo.ts';
+import { purgeExpiredKeys } from '../core/idempotency.repo.ts';
 import { purgeExpiredEntities, purgeUnapprovedClients } from '../oauth/oauth.repo.ts';
 import { purgeExpiredSessions } from '../account/sessions.repo.ts';
 import { purgeExpiredLimits } from '../account/sign-in-limits.repo.ts';

@@ -6,7 +6,7 @@ import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Db } from '../db/database.ts';
 import { importFileStates } from '../imports/imports.repo.ts';
-import { hashInUse } from '../account-data/deletion.repo.ts';
+import { hashInUse } from '../media/media.repo.ts';
 import { filePath, finishRetired, mediaStorage, retiredDir } from '../media/media.storage.ts';
 
 async function removeIfOlder(path: string, before: number): Promise<boolean> {

@@ -1,4 +1,4 @@
-// Turning errors into problem+json answers (docs/api.md "Errors"): AppError (src/core/errors.ts)
+// Turning errors into problem+json answers (docs/api.md "General rules"): AppError (src/core/errors.ts)
 // with its own status, fastify's own client errors mapped to stable codes, and anything else a 500.
 
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';

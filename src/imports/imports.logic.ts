@@ -26,6 +26,7 @@ import {
 import type { ImportError } from './imports.run.ts';
 import { FORMATS, isFormat } from './readers/index.ts';
 import { emptyCounts, RESTORE_FORMAT, type RestoreCounts } from './restore/restore.run.ts';
+import { READS_PRIVATE } from '../items/access.ts';
 
 /**
  * What a restore needs besides `write_locations` (the route's): the permissions that write
@@ -38,7 +39,7 @@ export const RESTORE_PERMISSIONS: readonly Permission[] = [
   'manage_groups',
   'manage_views',
   'update_settings',
-  'get_private_scope',
+  READS_PRIVATE,
 ];
 
 /** Every `format` of an import: the location formats, and a Waypost export to restore. */

@@ -1,24 +1,16 @@
 // What posts, media and locations share above the SQL: collection parameters in API units,
-// the page and its cursor (src/http/cursors.ts), the `Link` header, and the access decision for one object by id
-// (docs/api.md "Scopes and who sees what").
+// the page and its cursor (src/core/cursors.ts), the `Link` header. Who may see an
+// item is src/items/access.ts.
 import type { Db } from '../db/database.ts';
 import type { ScopeValue } from '../db/schema.ts';
-import { insufficientScope, unauthorized, type Auth } from '../core/caller.ts';
-import type { Cursors } from '../http/cursors.ts';
+import { unauthorized } from '../core/caller.ts';
+import type { Cursors } from '../core/cursors.ts';
 import { notFound, invalid } from '../core/errors.ts';
 import { secondsToMs } from '../lib/time.ts';
 import { COUNT_MAX, TIME_LIMIT_S } from './items.schemas.ts';
 import type { PageVersion } from './public-pages.ts';
 import { findUserById, findUserByUsername } from '../users/users.repo.ts';
-import {
-  itemExists,
-  privateToStrangers,
-  selectVisible,
-  type Audience,
-  type ItemRow,
-  type ItemTable,
-  type PageQuery,
-} from './items.repo.ts';
+import type { PageQuery } from './items.repo.ts';
 
 export type Scope = ScopeValue;
 
@@ -106,34 +98,4 @@ export async function ownerById(db: Db, userId: string): Promise<{ id: string; u
   // A valid token for a deleted user: the token should have died with the account.
   if (!row) throw unauthorized();
   return { id: row.id, username: row.username };
-}
-
-const NO_SUCH: Record<ItemTable, string> = {
-  posts: 'No such post.',
-  media: 'No such medium.',
-  locations: 'No such location.',
-};
-
-/**
- * One item by id, as docs/api.md "Scopes and who sees what" decides:
- * public: anyone; private, no token: 401; private, the owner's token without
- * `get_private_scope`: 401 insufficient_scope; another user's private item, or no item: 404
- * with one and the same body.
- */
-export async function readItem<T extends ItemTable>(
-  db: Db,
-  table: T,
-  id: string,
-  auth: Auth | undefined,
-): Promise<ItemRow<T>> {
-  const audience: Audience = { viewer: auth?.userId };
-  const row = await selectVisible(db, table, id, audience);
-  if (!row) {
-    if (!auth && (await itemExists(db, table, id))) throw unauthorized();
-    throw notFound(NO_SUCH[table]);
-  }
-  if (privateToStrangers(row) && !auth?.permissions.has('get_private_scope')) {
-    throw insufficientScope('get_private_scope');
-  }
-  return row;
 }

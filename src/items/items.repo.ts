@@ -134,3 +134,20 @@ export async function itemExists(db: Db, table: ItemTable, id: string): Promise<
   const { rows } = await sql`select 1 as one from ${sql.table(table)} where ${sql.ref('id')} = ${id}`.execute(db);
   return rows.length > 0;
 }
+
+/** The scope (and a medium's content hash) of an item, when it is `userId`'s: the "is this mine" of a change or delete. */
+export interface OwnItem {
+  scope: ScopeValue;
+  sha256?: string;
+}
+
+export async function findOwnItem(db: Db, table: ItemTable, userId: string, id: string): Promise<OwnItem | undefined> {
+  const { rows } = await sql<OwnItem>`select ${sql.raw(table === 'media' ? 'scope, sha256' : 'scope')}
+    from ${sql.table(table)} where ${sql.ref('user_id')} = ${userId} and ${sql.ref('id')} = ${id}`.execute(db);
+  return rows[0];
+}
+
+export async function deleteItemRow(db: Db, table: ItemTable, userId: string, id: string): Promise<boolean> {
+  const result = await db.deleteFrom(table).where('user_id', '=', userId).where('id', '=', id).executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}

@@ -28,7 +28,7 @@ export const collectionParams = {
   }),
   cursor: Type.Optional(
     Type.String({
-      // No schema bounds: any value this server did not make is 400 `invalid_cursor` (src/http/cursors.ts).
+      // No schema bounds: any value this server did not make is 400 `invalid_cursor` (src/core/cursors.ts).
       description:
         'Where the previous page ended: take it from the `Link: <...>; rel="next"` header. ' +
         'A cursor this server did not make is 400 `invalid_cursor`.',

@@ -4,7 +4,7 @@
 // HTTP: a representation is chosen from the Accept header's text, not from a request object.
 import type { TObject } from 'typebox';
 import type { Auth } from '../core/caller.ts';
-import type { Cursors } from '../http/cursors.ts';
+import type { Cursors } from '../core/cursors.ts';
 import type { CollectionParams, Page, Scope } from './items.logic.ts';
 import type { ItemTable } from './items.repo.ts';
 
@@ -19,7 +19,7 @@ export interface ListContext<Q> {
    * (src/privacy/places.ts `readsExactly`). Otherwise public items are shown as strangers see them.
    */
   exact: boolean;
-  /** The server's collection cursors (src/http/cursors.ts). */
+  /** The server's collection cursors (src/core/cursors.ts). */
   cursors: Cursors;
 }
 

@@ -8,7 +8,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Db } from '../db/database.ts';
-import type { Cursors } from '../http/cursors.ts';
+import type { Cursors } from '../core/cursors.ts';
 import { rejectEmptyNumbers } from '../http/empty-numbers.ts';
 import { problems } from '../http/schemas.ts';
 import { UsernameParams } from '../users/users.schemas.ts';
@@ -16,7 +16,7 @@ import { ownerByUsername, type CollectionParams } from './items.logic.ts';
 import { IdParams } from './items.schemas.ts';
 import type { ItemKind } from './kinds.ts';
 import { checkpoint, type PageCache } from './public-pages.ts';
-import { readsExactly } from '../privacy/places.ts';
+import { readsExactly } from './access.ts';
 import { pageReplies } from './reads.reply.ts';
 
 const emptyNumbersAre400 = rejectEmptyNumbers(['count', 'since_time', 'until_time']);

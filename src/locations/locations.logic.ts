@@ -1,18 +1,22 @@
 import type { Db } from '../db/database.ts';
 import type { Auth } from '../core/caller.ts';
 import type { Measured } from './point.ts';
-import { badRequest } from '../core/errors.ts';
-import { pageOf, readItem, toPageQuery, type CollectionParams, type Page, type Scope } from '../items/items.logic.ts';
+import { badRequest, invalid } from '../core/errors.ts';
+import { pageOf, toPageQuery, type CollectionParams, type Page, type Scope } from '../items/items.logic.ts';
+import { readItem, readsExactly, requirePrivateReads } from '../items/access.ts';
+import { deleteOwnItem } from '../items/writes.logic.ts';
+import { TIME_LIMIT_S } from '../items/items.schemas.ts';
 import type { ListContext } from '../items/kinds.ts';
 import { newId } from '../lib/ids.ts';
-import { msToSeconds, nowMs } from '../lib/time.ts';
+import { msToSeconds, nowMs, secondsToMs } from '../lib/time.ts';
 import { findUserById } from '../users/users.repo.ts';
 import { readBox, type Box } from '../lib/box.ts';
 import { servedPlaceFilter } from '../privacy/served-box.ts';
-import { EXACT_PLACES, placesForReader, publicPlacesOf, readsExactly, type PublicPlaces } from '../privacy/places.ts';
+import { EXACT_PLACES, placesForReader, publicPlacesOf, type PublicPlaces } from '../privacy/places.ts';
 import { getSettings } from '../settings/settings.logic.ts';
 import { parseBatch, type PointInput } from './locations.ingest.ts';
 import {
+  deleteLocationRange,
   insertLocationsGrouped,
   selectKeptLocationPage,
   selectLocationPage,
@@ -146,4 +150,35 @@ export async function storePoints(
   }));
   const stored = await insertLocationsGrouped(db, rows);
   return { stored, duplicates: rows.length - stored };
+}
+
+/** DELETE /locations/id/<id>. */
+export async function deleteLocation(db: Db, id: string, auth: Auth): Promise<void> {
+  await deleteOwnItem(db, 'locations', id, auth);
+}
+
+export interface LocationRange {
+  since_time: number;
+  until_time: number;
+  scope?: Scope | undefined;
+}
+
+/**
+ * DELETE /locations?since_time&until_time[&scope]: the caller's points with
+ * since_time <= time < until_time. Without `scope` both scopes go, which needs
+ * `get_private_scope`; `scope=public` needs only `write_locations`.
+ */
+export async function deleteLocations(db: Db, auth: Auth, range: LocationRange): Promise<{ deleted: number }> {
+  const errors = (['since_time', 'until_time'] as const)
+    .filter((name) => !(Number.isFinite(range[name]) && Math.abs(range[name]) <= TIME_LIMIT_S))
+    .map((name) => ({ path: `querystring/${name}`, message: 'must be a number of seconds from -1e11 to 1e11' }));
+  if (errors.length > 0) {
+    throw invalid('The request is invalid', errors);
+  }
+  const scopes: Scope[] = range.scope ? [range.scope] : ['public', 'private'];
+  if (scopes.includes('private')) requirePrivateReads(auth);
+  const sinceMs = secondsToMs(range.since_time);
+  const untilMs = secondsToMs(range.until_time);
+  if (sinceMs >= untilMs) return { deleted: 0 };
+  return { deleted: await deleteLocationRange(db, auth.userId, { sinceMs, untilMs, scopes }) };
 }

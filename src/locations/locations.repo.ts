@@ -1,6 +1,6 @@
 import { insertManyIgnoringConflicts } from '../db/bulk.ts';
 import type { Db } from '../db/database.ts';
-import type { LocationsTable } from '../db/schema.ts';
+import type { LocationsTable, ScopeValue } from '../db/schema.ts';
 import { selectKeptPage, selectPage, type Audience, type PageQuery } from '../items/items.repo.ts';
 import type { Box } from '../lib/box.ts';
 import { boxFilter } from '../lib/box.repo.ts';
@@ -110,4 +110,20 @@ async function commitWaiting(db: Db, queue: { waiting: Waiting[]; busy: boolean 
 /** A page of the points `place` keeps (src/items/items.repo.ts `selectKeptPage`). */
 export function selectKeptLocationPage(db: Db, audience: Audience, page: PageQuery, place: PlaceFilter) {
   return selectKeptPage(db, 'locations', audience, page, placeFilter(db, place), place.keeps);
+}
+
+/** Deletes the person's points with `sinceMs <= time < untilMs` in `scopes`; how many went. */
+export async function deleteLocationRange(
+  db: Db,
+  userId: string,
+  range: { sinceMs: number; untilMs: number; scopes: ScopeValue[] },
+): Promise<number> {
+  const result = await db
+    .deleteFrom('locations')
+    .where('user_id', '=', userId)
+    .where('time', '>=', range.sinceMs)
+    .where('time', '<', range.untilMs)
+    .where('scope', 'in', range.scopes)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
 }

@@ -1,21 +1,34 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Db } from '../db/database.ts';
-import type { Cursors } from '../http/cursors.ts';
+import type { Cursors } from '../core/cursors.ts';
 import { problems } from '../http/schemas.ts';
 import { strictBody } from '../http/strict-body.ts';
 import { registerItemReads } from '../items/reads.routes.ts';
+import { registerItemWrites } from '../items/writes.routes.ts';
+import { rejectEmptyNumbers } from '../http/empty-numbers.ts';
+import { Type } from 'typebox';
 import type { PageCache } from '../items/public-pages.ts';
 import { locationDownload, TYPES } from './locations.downloads.ts';
 import { GEOJSON, GPX, renderLocations } from './locations.formats.ts';
-import { addLocations, getLocation, listLocations, type LocationsParams } from './locations.logic.ts';
+import {
+  addLocations,
+  deleteLocation,
+  deleteLocations,
+  getLocation,
+  listLocations,
+  type LocationsParams,
+} from './locations.logic.ts';
 import {
   LOCATION_BATCH_MAX,
   LocationBatchBody,
   LocationBatchResult,
   LocationSchema,
   LocationsQuery,
+  RangeQuery,
 } from './locations.schemas.ts';
+
+const emptyTimesAre400 = rejectEmptyNumbers(['since_time', 'until_time']);
 
 export async function locationsRoutes(
   fastify: FastifyInstance,
@@ -63,5 +76,35 @@ export async function locationsRoutes(
       },
     },
     async (request) => addLocations(db, request.auth!.userId, request.body),
+  );
+
+  registerItemWrites(app, {
+    table: 'locations',
+    one: 'location',
+    permission: 'write_locations',
+    delete: (id, auth) => deleteLocation(db, id, auth),
+  });
+
+  app.delete(
+    '/locations',
+    {
+      config: { permission: 'write_locations' },
+      preValidation: emptyTimesAre400,
+      schema: {
+        summary: 'Delete your locations in a time range',
+        description:
+          'Deletes your points with `since_time <= time < until_time`; both are required (a client that means ' +
+          'everything says so with -1e11 and 1e11). Without `scope` both scopes go, which also needs ' +
+          '`get_private_scope` (401 `insufficient_scope` otherwise, nothing deleted); `scope=public` needs only ' +
+          '`write_locations`. 200 with how many points were deleted (0 for an empty range).',
+        tags: ['locations'],
+        querystring: RangeQuery,
+        response: {
+          200: Type.Object({ deleted: Type.Integer({ minimum: 0 }) }, { description: 'Deleted.' }),
+          ...problems(400, 401),
+        },
+      },
+    },
+    async (request) => deleteLocations(db, request.auth!, request.query),
   );
 }

@@ -76,3 +76,15 @@ export async function recordPublicCopy(db: Db, original: string, copy: CopyFacts
 export async function forgetPublicCopy(db: Db, original: string): Promise<void> {
   await db.deleteFrom('public_copies').where('sha256', '=', original).execute();
 }
+
+/** Whether any medium of any account still has this content (migration 0013's index). */
+export async function hashInUse(db: Db, sha256: string): Promise<boolean> {
+  const row = await db.selectFrom('media').select('id').where('sha256', '=', sha256).limit(1).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** The distinct content hashes of a person's media: the files to look at after the rows go. */
+export async function mediaHashesOf(db: Db, userId: string): Promise<string[]> {
+  const rows = await db.selectFrom('media').select('sha256').distinct().where('user_id', '=', userId).execute();
+  return rows.map((row) => row.sha256);
+}

@@ -4,17 +4,20 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/database.ts';
-import type { Cursors } from '../http/cursors.ts';
+import type { Cursors } from '../core/cursors.ts';
 import { problems } from '../http/schemas.ts';
 import type { CollectionParams } from '../items/items.logic.ts';
 import { registerItemReads } from '../items/reads.routes.ts';
+import { registerItemWrites } from '../items/writes.routes.ts';
+import { changeOwnItem, type ItemChange } from '../items/writes.logic.ts';
 import type { PageCache } from '../items/public-pages.ts';
 import { IdParams } from '../items/items.schemas.ts';
 import { findMediaTools, missingToolsWarning } from './media.ffmpeg.ts';
 import { sendStoredFile } from './media.files.ts';
 import type { MediaJobs } from './image-workers.ts';
 import { createMedium, getMedium, listMedia, mediaDeps, mediumFile, type Medium } from './media.logic.ts';
-import { FileHeaders, MediaQuery, MediumSchema } from './media.schemas.ts';
+import { FileHeaders, MediaQuery, MediumChange, MediumSchema } from './media.schemas.ts';
+import { deleteMedium } from './media.removal.ts';
 import { mediaStorage } from './media.storage.ts';
 import { receiveUpload } from './media.upload.ts';
 
@@ -125,4 +128,23 @@ export async function mediaRoutes(
       return reply.code(201).header('location', `/media/id/${medium.id}`).send(medium);
     },
   );
+
+  registerItemWrites<ItemChange>(app, {
+    table: 'media',
+    one: 'medium',
+    permission: 'upload_media',
+    alsoDeleted:
+      ' Posts that name it keep their text and drop it from `media_ids`. The file goes when no other medium (of any account) has the same content.',
+    delete: (id, auth) => deleteMedium(db, storage, id, auth),
+    change: {
+      summary: 'Change one of your media',
+      takes: '`{scope, caption}` (partial)',
+      body: MediumChange,
+      objectRef: 'Medium',
+      apply: async (id, change, auth) => {
+        await changeOwnItem(db, 'media', id, change, auth);
+        return getMedium(db, baseUrl, id, auth);
+      },
+    },
+  });
 }

@@ -53,3 +53,9 @@ export const FileHeaders = Type.Object({
   'if-none-match': Type.Optional(Type.String({ maxLength: 500 })),
   'if-range': Type.Optional(Type.String({ maxLength: 200 })),
 });
+
+/** POST /media/id/<id>: what a medium's owner may change after the fact. */
+export const MediumChange = Type.Object(
+  { scope: Type.Optional(ScopeSchema), caption: Type.Optional(Type.String({ maxLength: CAPTION_MAX })) },
+  { additionalProperties: false },
+);

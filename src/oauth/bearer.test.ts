@@ -3,7 +3,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, createTestUser, type TestApp } from '../../test/helpers.ts';
 import { tokenFor } from '../../test/tokens.ts';
-import { deleteAccount } from '../account-data/deletion.logic.ts';
+import { accountTraces } from '../account-traces.ts';
+import { deleteAccount } from '../users/account-deletion.logic.ts';
 import { sha256Hex } from '../lib/crypto.ts';
 import { mediaStorage } from '../media/media.storage.ts';
 import { dropPermission } from './bearer.ts';
@@ -72,7 +73,7 @@ describe('tokens from tokenFor', () => {
     const leaving = await createTestUser(t.database);
     const token = await tokenFor(t, leaving, ['get_views']);
     expect((await get('/test/get_views', token)).statusCode).toBe(200);
-    await deleteAccount(t.database, mediaStorage(t.config.dataDir), leaving.id);
+    await deleteAccount(t.database, leaving.id, accountTraces(mediaStorage(t.config.dataDir)));
     expect((await get('/test/get_views', token)).headers['www-authenticate']).toMatch(/error="invalid_token"/);
   });
 

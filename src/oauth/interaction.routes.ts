@@ -11,7 +11,7 @@ import { html } from '../lib/html.ts';
 import { sendHtml as sendPage } from '../account/replies.ts';
 import { csrfToken } from '../account/csrf.ts';
 import { refuseForm } from '../account/forms.ts';
-import { sessionUserId } from '../account/sessions.logic.ts';
+import { sessionUserId } from '../account/sessions.http.ts';
 import { signInPage, signInWith } from '../account/sign-in.ts';
 import { selfRegistered } from './clients.logic.ts';
 import { consentPage, expiredPage } from './pages.ts';

@@ -1,11 +1,14 @@
 import type { Db } from '../db/database.ts';
 import type { Auth } from '../core/caller.ts';
 import { type FieldError, invalid } from '../core/errors.ts';
-import { pageOf, readItem, toPageQuery, type CollectionParams, type Page, type Scope } from '../items/items.logic.ts';
+import { pageOf, toPageQuery, type CollectionParams, type Page, type Scope } from '../items/items.logic.ts';
+import { readItem, readsExactly } from '../items/access.ts';
+import { deleteOwnItem } from '../items/writes.logic.ts';
+import { deleteResponsesNaming } from '../core/idempotency.repo.ts';
 import type { ListContext } from '../items/kinds.ts';
 import { newId } from '../lib/ids.ts';
 import { msToSeconds, nowMs } from '../lib/time.ts';
-import { EXACT_PLACES, placesForReader, readsExactly, type PublicPlaces } from '../privacy/places.ts';
+import { EXACT_PLACES, placesForReader, type PublicPlaces } from '../privacy/places.ts';
 import { getSettings } from '../settings/settings.logic.ts';
 import { findUserById } from '../users/users.repo.ts';
 import { insertPost, ownMediumScopes, selectPostPage, type PostRow } from './posts.repo.ts';
@@ -54,6 +57,10 @@ export interface PostDeliveries {
    */
   enqueue(trx: Db, userId: string, post: Post, groupIds: readonly string[], now: number): Promise<Delivery[]>;
   of: DeliveriesOf;
+  /** Puts a failed or cancelled delivery of the person's post back to pending and queues it. */
+  retry(db: Db, userId: string, postId: string, serviceId: string, now: number): Promise<Delivery>;
+  /** Inside a post's deletion: its deliveries and their queued jobs go with it. */
+  forget(trx: Db, userId: string, postId: string): Promise<void>;
 }
 
 /** How a new post is delivered. */
@@ -204,5 +211,16 @@ export async function createPost(
     const created = { ...post, deliveries };
     await delivery.beforeCommit?.(trx, created);
     return created;
+  });
+}
+
+/**
+ * DELETE /posts/id/<id>: its delivery records and queued deliveries go with it, and the
+ * Idempotency-Key records whose stored answer is this post; copies already delivered stay.
+ */
+export async function deletePost(db: Db, id: string, auth: Auth, deliveries: PostDeliveries): Promise<void> {
+  await deleteOwnItem(db, 'posts', id, auth, async (trx) => {
+    await deliveries.forget(trx, auth.userId, id);
+    await deleteResponsesNaming(trx, auth.userId, id);
   });
 }

@@ -2,22 +2,32 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Db } from '../db/database.ts';
-import type { Cursors } from '../http/cursors.ts';
+import type { Cursors } from '../core/cursors.ts';
 import { problems } from '../http/schemas.ts';
 import { strictBody } from '../http/strict-body.ts';
 import { registerItemReads } from '../items/reads.routes.ts';
+import { registerItemWrites } from '../items/writes.routes.ts';
+import { changeOwnItem, type ItemChange } from '../items/writes.logic.ts';
 import type { PageCache } from '../items/public-pages.ts';
 import { ATOM, JSON_FEED, renderPosts } from './posts.feeds.ts';
-import { createPost, getPost, listPosts, type Post, type PostDeliveries, type PostsParams } from './posts.logic.ts';
-import { idempotent } from '../http/idempotency.ts';
-import { NewPostBody, PostHeaders, PostSchema, PostsQuery } from './posts.schemas.ts';
+import {
+  createPost,
+  deletePost,
+  getPost,
+  listPosts,
+  type Post,
+  type PostDeliveries,
+  type PostsParams,
+} from './posts.logic.ts';
+import { idempotent } from '../core/idempotency.ts';
+import { NewPostBody, PostChange, PostHeaders, PostSchema, PostsQuery } from './posts.schemas.ts';
 
 export interface PostsRoutesOptions {
   db: Db;
   baseUrl: string;
   /** Copies of public pages (src/items/public-pages.ts); none when the operator turned it off. */
   pages?: PageCache | undefined;
-  /** The server's collection cursors (src/http/cursors.ts). */
+  /** The server's collection cursors (src/core/cursors.ts). */
   cursors: Cursors;
   /** Deliveries of new posts and the owner's view of them (src/services/deliveries.logic.ts). */
   deliveries: PostDeliveries;
@@ -90,4 +100,23 @@ export async function postsRoutes(fastify: FastifyInstance, options: PostsRoutes
         .send(response.body);
     },
   );
+
+  registerItemWrites<ItemChange>(app, {
+    table: 'posts',
+    one: 'post',
+    permission: 'create_post',
+    alsoDeleted:
+      ' Its delivery records and queued deliveries go with it; copies already delivered to other services stay there.',
+    delete: (id, auth) => deletePost(db, id, auth, options.deliveries),
+    change: {
+      summary: 'Change one of your posts',
+      takes: '`{scope}` (partial: what is left out stays)',
+      body: PostChange,
+      objectRef: 'Post',
+      apply: async (id, change, auth) => {
+        await changeOwnItem(db, 'posts', id, change, auth);
+        return getPost(db, id, auth, options.deliveries.of);
+      },
+    },
+  });
 }

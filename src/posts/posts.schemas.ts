@@ -89,3 +89,21 @@ export const PostHeaders = Type.Object({
     }),
   ),
 });
+
+export const DeliverySchema = Type.Object(
+  {
+    service_id: Type.String(),
+    status: Type.Union(['pending', 'delivered', 'failed', 'cancelled'].map((s) => Type.Literal(s))),
+    attempts: Type.Integer(),
+    remote_url: Type.Union([Type.String(), Type.Null()], { description: 'Where the target put the post.' }),
+    remote_id: Type.Union([Type.String(), Type.Null()], {
+      description: "The target's own id for it: a Bluesky record's at:// URI, a Mastodon status id; else null.",
+    }),
+    last_error: Type.Union([Type.String(), Type.Null()]),
+    updated_at: Type.Number({ description: 'Unix epoch seconds.' }),
+  },
+  { $id: 'Delivery', description: 'The state of sending one post to one service.' },
+);
+
+/** POST /posts/id/<id>: what a post's owner may change after the fact. */
+export const PostChange = Type.Object({ scope: Type.Optional(ScopeSchema) }, { additionalProperties: false });

@@ -85,21 +85,6 @@ export const EXACT_PLACES: PublicPlaces = {
   point: (point) => ({ ...point }),
 };
 
-/** Who reads a person's items: a token's owner and permissions, or nobody (no token). */
-export interface Reader {
-  userId: string;
-  permissions: { has(permission: 'get_private_scope'): boolean };
-}
-
-/**
- * Whether `reader` sees the owner's items exactly: only the owner with `get_private_scope`, the
- * permission that reads private items (docs/privacy.md). Anyone else, the owner's token without
- * it included, gets what strangers get.
- */
-export function readsExactly(ownerId: string, reader: Reader | undefined): boolean {
-  return reader?.userId === ownerId && reader.permissions.has('get_private_scope');
-}
-
 function placesFrom(settings: PlaceSettings | undefined): PublicPlaces {
   if (!settings) return publicPlaces(PRECISION_DEFAULT_M);
   return publicPlaces(settings.precisionM, parseZones(settings.zones));
@@ -127,7 +112,7 @@ export async function publicPlacesFor(
   return needed ? publicPlacesOf(db, userId) : UNPLACED;
 }
 
-/** The places a reader is shown the owner's `rows` at: exact when `exact` (`readsExactly`), else the public ones. */
+/** The places a reader is shown the owner's `rows` at: exact when `exact` (`readsExactly`, src/items/access.ts), else the public ones. */
 export async function placesForReader(
   db: Db,
   userId: string,

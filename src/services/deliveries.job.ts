@@ -25,7 +25,7 @@ export interface DeliveryDeps {
 
 type Outcome = PublishResult & { serviceId: string | null };
 
-/** The public page of a post (docs/api.md "Public pages"): where a shortened text links to. */
+/** The public page of a post (docs/web-public.md): where a shortened text links to. */
 export function postPageUrl(baseUrl: string, username: string, postId: string): string {
   return `${baseUrl}/@${encodeURIComponent(username)}/${postId}`;
 }

@@ -6,12 +6,10 @@ import { type FieldError, invalid } from '../core/errors.ts';
 import { newId } from '../lib/ids.ts';
 import { msToSeconds } from '../lib/time.ts';
 import { insertJobs, type JobRow } from '../jobs/jobs.repo.ts';
-import type { Delivery, Post, PostDeliveries } from '../posts/posts.logic.ts';
+import type { Delivery, Post } from '../posts/posts.logic.ts';
 import type { OutgoingPost } from './connectors/connector.ts';
-import { insertDeliveries, listDeliveryRows, type DeliveryRow } from './deliveries.repo.ts';
+import { DELIVERY_JOB, insertDeliveries, listDeliveryRows, type DeliveryRow } from './deliveries.repo.ts';
 import { groupsWithEnabledServices, ownedGroupIds } from './services.repo.ts';
-
-export const DELIVERY_JOB = 'delivery';
 
 export type { Delivery };
 
@@ -143,20 +141,4 @@ export async function deliveriesForPosts(
   const byPost = new Map<string, Delivery[]>(postIds.map((id) => [id, []]));
   for (const row of await listDeliveryRows(db, userId, postIds)) byPost.get(row.post_id)?.push(toDelivery(row));
   return byPost;
-}
-
-/** Deliveries as posts/ asks for them (src/posts/posts.logic.ts `PostDeliveries`). */
-export function postDeliveries(options: { baseUrl: string; maxAttempts: number }): PostDeliveries {
-  return {
-    groupErrors,
-    enqueue: (trx, userId, post, groupIds, now) =>
-      enqueueDeliveries(trx, {
-        userId,
-        post: outgoingPost(post, options.baseUrl),
-        groupIds,
-        maxAttempts: options.maxAttempts,
-        now,
-      }),
-    of: deliveriesForPosts,
-  };
 }

@@ -4,6 +4,9 @@ import type { DeliveriesTable } from '../db/schema.ts';
 
 export type DeliveryRow = DeliveriesTable;
 
+/** The job kind that sends one delivery. */
+export const DELIVERY_JOB = 'delivery';
+
 export async function insertDeliveries(db: Db, rows: DeliveryRow[]): Promise<void> {
   if (rows.length > 0) await db.insertInto('deliveries').values(rows).execute();
 }
@@ -127,4 +130,17 @@ export async function purgeEndedDeliveries(db: Db, before: number): Promise<numb
     .where('updated_at', '<', before)
     .executeTakeFirst();
   return Number(result.numDeletedRows);
+}
+
+/**
+ * A person's deliveries and their queued jobs (a job's payload carries the post's text): one
+ * post's, or with no `postId` all of them (the account is going).
+ */
+export async function deleteDeliveries(db: Db, userId: string, postId?: string): Promise<void> {
+  let deliveries = db.selectFrom('deliveries').select('id').where('user_id', '=', userId);
+  if (postId !== undefined) deliveries = deliveries.where('post_id', '=', postId);
+  await db.deleteFrom('jobs').where('kind', '=', DELIVERY_JOB).where('ref', 'in', deliveries).execute();
+  let rows = db.deleteFrom('deliveries').where('user_id', '=', userId);
+  if (postId !== undefined) rows = rows.where('post_id', '=', postId);
+  await rows.execute();
 }

@@ -6,7 +6,7 @@ import { buildTestApp, countRows, createTestUser, type TestApp } from '../../tes
 import { startReceiver, type Receiver } from '../../test/receivers.ts';
 import { tokenFor } from '../../test/tokens.ts';
 import { createJobRunner } from '../job-runner.ts';
-import { insertKey } from '../http/idempotency.repo.ts';
+import { insertKey } from '../core/idempotency.repo.ts';
 
 const SECRET = `whsec_${Buffer.alloc(24, 3).toString('base64')}`;
 let t: TestApp;

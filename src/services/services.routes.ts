@@ -19,7 +19,6 @@ import {
   testService,
 } from './services.logic.ts';
 import {
-  DeliverySchema,
   IdParams,
   IngestSchema,
   NewServiceBody,
@@ -28,6 +27,7 @@ import {
   ServiceSchema,
   ServiceTestSchema,
 } from './services.schemas.ts';
+import { DeliverySchema } from '../posts/posts.schemas.ts';
 import type { SecretKey } from './secrets.ts';
 
 export interface ServicesRoutesOptions {

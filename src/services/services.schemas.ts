@@ -57,21 +57,6 @@ export const ServiceGroupSchema = Type.Object(
   { $id: 'ServiceGroup', description: 'A named set of services a post can be sent to.' },
 );
 
-export const DeliverySchema = Type.Object(
-  {
-    service_id: Type.String(),
-    status: Type.Union(['pending', 'delivered', 'failed', 'cancelled'].map((s) => Type.Literal(s))),
-    attempts: Type.Integer(),
-    remote_url: Type.Union([Type.String(), Type.Null()], { description: 'Where the target put the post.' }),
-    remote_id: Type.Union([Type.String(), Type.Null()], {
-      description: "The target's own id for it: a Bluesky record's at:// URI, a Mastodon status id; else null.",
-    }),
-    last_error: Type.Union([Type.String(), Type.Null()]),
-    updated_at: Type.Number({ description: 'Unix epoch seconds.' }),
-  },
-  { $id: 'Delivery', description: 'The state of sending one post to one service.' },
-);
-
 export const ServiceTestSchema = Type.Object(
   {
     ok: Type.Boolean({ description: 'The target accepted the test: a 2xx answer, or valid credentials.' }),

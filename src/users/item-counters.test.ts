@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, createTestUser, type TestApp } from '../../test/helpers.ts';
 import { insertItems, KINDS, type Kind } from '../../test/items.ts';
 import { tokenFor } from '../../test/tokens.ts';
-import { deleteAccount } from '../account-data/deletion.logic.ts';
+import { accountTraces } from '../account-traces.ts';
+import { deleteAccount } from './account-deletion.logic.ts';
 import { mediaStorage } from '../media/media.storage.ts';
 import { updateSettings } from '../settings/settings.logic.ts';
 
@@ -84,7 +85,7 @@ describe('item counters on the user row', () => {
     await insertItems(t.database, 'posts', two.id, [{ scope: 'public' }, { scope: 'public' }]);
     await expectCountersTrue(one.id);
     await expectCountersTrue(two.id);
-    await deleteAccount(t.database, mediaStorage(t.config.dataDir), one.id);
+    await deleteAccount(t.database, one.id, accountTraces(mediaStorage(t.config.dataDir)));
     expect(await userRow(one.id)).toBeUndefined();
     await expectCountersTrue(two.id);
   });

@@ -15,7 +15,7 @@
 import type { Db } from '../db/database.ts';
 import { insufficientScope, unauthorized, type Auth } from '../core/caller.ts';
 import { AppError, notFound, type FieldError, invalid } from '../core/errors.ts';
-import type { Cursors } from '../http/cursors.ts';
+import type { Cursors } from '../core/cursors.ts';
 import { ownerById, toPageQuery, type CollectionParams, type Scope } from '../items/items.logic.ts';
 import type { Audience, ItemTable, PageQuery } from '../items/items.repo.ts';
 import { newId } from '../lib/ids.ts';
@@ -37,6 +37,7 @@ import {
   type ViewRow,
 } from './views.repo.ts';
 import { VIEWS_PER_USER_MAX } from './views.schemas.ts';
+import { readableScopes, requirePrivateReads } from '../items/access.ts';
 
 export type Kind = ItemTable;
 export const ALL_KINDS: Kind[] = ['posts', 'media', 'locations'];
@@ -144,7 +145,7 @@ function check(view: { name: string; filters: Filters; scope: Scope }): void {
 /** What seeing one's own private view takes: both read permissions, each named when missing. */
 function checkSeesPrivate(auth: Auth): void {
   if (!auth.permissions.has('get_views')) throw insufficientScope('get_views');
-  if (!auth.permissions.has('get_private_scope')) throw insufficientScope('get_private_scope');
+  requirePrivateReads(auth);
 }
 
 /** Writing a view that is or becomes private needs what seeing it needs. */
@@ -154,7 +155,7 @@ function checkPrivateWrite(auth: Auth, ...scopes: Scope[]): void {
 
 export async function listViews(db: Db, auth: Auth): Promise<View[]> {
   const owner = await ownerById(db, auth.userId);
-  const scopes: Scope[] = auth.permissions.has('get_private_scope') ? ['public', 'private'] : ['public'];
+  const scopes = readableScopes(auth);
   return (await listViewRows(db, owner.id, scopes)).map((row) => toView(row, owner.username));
 }
 

@@ -3,17 +3,17 @@
 // token like every form here. The deletion itself is the one `waypost user delete` runs.
 import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { deleteAccount } from '../account-data/deletion.logic.ts';
+import { deleteAccount, type AccountTraces } from '../users/account-deletion.logic.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
-import { mediaStorage } from '../media/media.storage.ts';
 import { findUserById } from '../users/users.repo.ts';
 import { html, type Html } from '../lib/html.ts';
 import { page } from '../account/plain-page.ts';
 import { seeOther, sendHtml } from '../account/replies.ts';
 import { csrfToken } from '../account/csrf.ts';
 import { refuseForm } from '../account/forms.ts';
-import { endSession, sessionUserId, signIn, signInClient, signInRefusal } from '../account/sessions.logic.ts';
+import { signIn, signInRefusal } from '../account/sessions.logic.ts';
+import { endSession, sessionUserId, signInClient } from '../account/sessions.http.ts';
 import { signInLimits } from '../account/sign-in-limits.logic.ts';
 
 type Form = { Body: { password?: string; csrf?: string } | undefined };
@@ -41,11 +41,10 @@ function deleteForm(username: string, csrf: string, error?: string): Html {
 
 export async function accountDeleteRoutes(
   app: FastifyInstance,
-  { database, config }: { database: Database; config: Config },
+  { database, config, traces }: { database: Database; config: Config; traces: AccountTraces },
 ) {
   await app.register(formbody);
   const { db } = database;
-  const storage = mediaStorage(config.dataDir);
   const limits = signInLimits(config);
   const hide = { schema: { hide: true } };
   const csrf = (request: FastifyRequest, reply: FastifyReply) =>
@@ -81,7 +80,7 @@ export async function accountDeleteRoutes(
         deleteForm(user.username, csrf(request, reply), error),
       );
     }
-    await deleteAccount(database, storage, user.id, limits);
+    await deleteAccount(database, user.id, traces);
     await endSession(db, request, reply, config.baseUrl);
     return send(
       reply,

@@ -3,7 +3,7 @@ import formbody from '@fastify/formbody';
 import type { FastifyInstance } from 'fastify';
 import { seeOther } from '../account/replies.ts';
 import { refuseForm } from '../account/forms.ts';
-import { sessionUserId } from '../account/sessions.logic.ts';
+import { sessionUserId } from '../account/sessions.http.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/database.ts';
 import { revokeAuthorizedApp } from '../oauth/grants.logic.ts';

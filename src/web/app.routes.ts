@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { html, type Html } from '../lib/html.ts';
 import { sendHtml } from '../account/replies.ts';
 import { csrfToken } from '../account/csrf.ts';
-import { sessionUserId } from '../account/sessions.logic.ts';
+import { sessionUserId } from '../account/sessions.http.ts';
 import { accountSignInPage } from '../account/sign-in.routes.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/database.ts';

@@ -2,7 +2,7 @@
 // web app's layout around the content (the same bar as the pages of src/web/registry.ts).
 import type { FastifyRequest } from 'fastify';
 import type { Html } from '../lib/html.ts';
-import { sessionUserId } from '../account/sessions.logic.ts';
+import { sessionUserId } from '../account/sessions.http.ts';
 import type { Db } from '../db/database.ts';
 import { findUserById } from '../users/users.repo.ts';
 import { layout } from './layout.ts';

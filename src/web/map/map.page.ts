@@ -5,7 +5,7 @@
 import { html, type Html } from '../../lib/html.ts';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/database.ts';
-import { cursorsFor, type Cursors } from '../../http/cursors.ts';
+import { cursorsFor, type Cursors } from '../../core/cursors.ts';
 import { zonedToUtc } from '../../lib/time.ts';
 import { listLocations } from '../../locations/locations.logic.ts';
 import { getSettings } from '../../settings/settings.logic.ts';

@@ -3,7 +3,7 @@
 // scope rule as the public collections, so a page never shows what `GET /posts/public/<username>`
 // would not.
 import type { Db } from '../../db/database.ts';
-import type { Cursors } from '../../http/cursors.ts';
+import type { Cursors } from '../../core/cursors.ts';
 import type { Page } from '../../items/items.logic.ts';
 import { selectVisible } from '../../items/items.repo.ts';
 import type { PageVersion } from '../../items/public-pages.ts';

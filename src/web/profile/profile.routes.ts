@@ -10,7 +10,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/database.ts';
-import type { Cursors } from '../../http/cursors.ts';
+import type { Cursors } from '../../core/cursors.ts';
 import { AppError } from '../../core/errors.ts';
 import { checkpoint, publicCopy, type PageCache } from '../../items/public-pages.ts';
 import { mapPolicy } from '../map/map-assets.ts';
@@ -23,7 +23,7 @@ export interface PublicPagesOptions {
   db: Db;
   config: Config;
   pages?: PageCache | undefined;
-  /** The collection cursors (src/http/cursors.ts): the profile pages page like the public posts. */
+  /** The collection cursors (src/core/cursors.ts): the profile pages page like the public posts. */
   cursors: Cursors;
 }
 

@@ -1,6 +1,8 @@
 // All SQL for Idempotency-Key records: one row per (user, operation, key).
 import type { Db } from '../db/database.ts';
 import type { IdempotencyKeysTable } from '../db/schema.ts';
+import { sql } from 'kysely';
+import { likeLiteral } from '../db/like.ts';
 
 export type IdempotencyRow = IdempotencyKeysTable;
 type KeyOf = Pick<IdempotencyRow, 'user_id' | 'scope' | 'key'>;
@@ -57,4 +59,10 @@ export async function deletePendingKey(db: Db, key: KeyOf): Promise<void> {
 export async function purgeExpiredKeys(db: Db, now: number): Promise<number> {
   const result = await db.deleteFrom('idempotency_keys').where('expires_at', '<=', now).executeTakeFirst();
   return Number(result.numDeletedRows);
+}
+
+/** The Idempotency-Key records whose stored answer names the object `id` (it is being deleted). */
+export async function deleteResponsesNaming(db: Db, userId: string, id: string): Promise<void> {
+  await sql`delete from idempotency_keys where user_id = ${userId}
+    and response like ${`%"id":"${likeLiteral(id)}"%`} escape '\\'`.execute(db);
 }

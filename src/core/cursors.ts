@@ -5,7 +5,7 @@
 // cursors of the others.
 import { createHmac } from 'node:crypto';
 import { deriveKey, safeEqual } from '../lib/crypto.ts';
-import { AppError } from '../core/errors.ts';
+import { AppError } from './errors.ts';
 
 /** Where a page ended: the keyset position the next page continues after. */
 export interface CursorKey {

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { Db } from '../db/database.ts';
 import { isUniqueViolation } from '../db/errors.ts';
-import { AppError } from '../core/errors.ts';
+import { AppError } from './errors.ts';
 import { nowMs } from '../lib/time.ts';
 import {
   deletePendingKey,

@@ -20,9 +20,9 @@ import {
   writeFileAtomic,
   writeTemp,
   type Storage,
-} from '../media/media.storage.ts';
-import { hashInUse } from './deletion.repo.ts';
-import { removeUnusedFiles } from './deletion.logic.ts';
+} from './media.storage.ts';
+import { hashInUse } from './media.repo.ts';
+import { removeUnusedFiles } from './media.removal.ts';
 
 let t: TestApp;
 let storage: Storage;

@@ -5,13 +5,13 @@ import { Type } from 'typebox';
 import type { Db } from '../db/database.ts';
 import { problems } from '../http/schemas.ts';
 import { nowMs } from '../lib/time.ts';
-import { retryDelivery } from './deliveries.retry.ts';
-import { DeliverySchema } from './services.schemas.ts';
+import type { PostDeliveries } from './posts.logic.ts';
+import { DeliverySchema } from './posts.schemas.ts';
 
 export interface DeliveriesRoutesOptions {
   db: Db;
-  baseUrl: string;
-  deliveryMaxAttempts: number;
+  /** Deliveries of posts (src/services/deliveries.logic.ts), passed in by src/app.ts. */
+  deliveries: PostDeliveries;
   /** Called after a job was queued (wakes an in-process worker). */
   onJobsQueued?: (() => void) | undefined;
 }
@@ -48,11 +48,7 @@ export async function deliveriesRoutes(fastify: FastifyInstance, options: Delive
     },
     async (request, reply) => {
       const { id, service_id: serviceId } = request.params;
-      const delivery = await retryDelivery(db, request.auth!.userId, id, serviceId, {
-        baseUrl: options.baseUrl,
-        maxAttempts: options.deliveryMaxAttempts,
-        now: nowMs(),
-      });
+      const delivery = await options.deliveries.retry(db, request.auth!.userId, id, serviceId, nowMs());
       options.onJobsQueued?.();
       return reply.code(202).send(delivery);
     },
