@@ -9,8 +9,7 @@ import type { ScopeValue } from '../db/schema.ts';
 import { insufficientScope, type Auth } from '../core/caller.ts';
 import { notFound, invalid } from '../core/errors.ts';
 import type { ItemTable } from '../items/items.repo.ts';
-import { TIME_LIMIT_S } from '../items/items.schemas.ts';
-import { secondsToMs } from '../lib/time.ts';
+import { secondsToMs, TIME_LIMIT_MESSAGE, withinTimeLimit } from '../lib/time.ts';
 import {
   filePath,
   finishRetired,
@@ -101,8 +100,8 @@ export interface LocationRange {
  */
 export async function deleteLocations(db: Db, auth: Auth, range: LocationRange): Promise<{ deleted: number }> {
   const errors = (['since_time', 'until_time'] as const)
-    .filter((name) => !(Number.isFinite(range[name]) && Math.abs(range[name]) <= TIME_LIMIT_S))
-    .map((name) => ({ path: `querystring/${name}`, message: 'must be a number of seconds from -1e11 to 1e11' }));
+    .filter((name) => !withinTimeLimit(range[name]))
+    .map((name) => ({ path: `querystring/${name}`, message: TIME_LIMIT_MESSAGE }));
   if (errors.length > 0) {
     throw invalid('The request is invalid', errors);
   }

@@ -1,6 +1,6 @@
 import type { Db } from '../db/database.ts';
 import type { Auth } from '../core/caller.ts';
-import type { Measured } from './point.ts';
+import type { Measured, PointInput } from './point.ts';
 import { badRequest } from '../core/errors.ts';
 import { pageOf, readItem, toPageQuery, type CollectionParams, type Page, type Scope } from '../items/items.logic.ts';
 import type { ListContext } from '../items/kinds.ts';
@@ -11,7 +11,7 @@ import { readBox, type Box } from '../lib/box.ts';
 import { servedPlaceFilter } from '../privacy/served-box.ts';
 import { EXACT_PLACES, placesForReader, publicPlacesOf, readsExactly, type PublicPlaces } from '../privacy/places.ts';
 import { getSettings } from '../settings/settings.logic.ts';
-import { parseBatch, type PointInput } from './locations.ingest.ts';
+import { parseBatch } from './locations.ingest.ts';
 import {
   insertLocationsGrouped,
   selectKeptLocationPage,
