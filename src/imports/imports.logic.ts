@@ -24,7 +24,7 @@ import {
   type ImportRow,
 } from './imports.repo.ts';
 import type { ImportError } from './imports.run.ts';
-import { FORMATS, isFormat } from './readers/index.ts';
+import { FORMATS, isFormat } from './readers/formats.ts';
 import { emptyCounts, RESTORE_FORMAT, type RestoreCounts } from './restore/restore.run.ts';
 
 /**
