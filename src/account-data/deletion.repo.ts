@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { ScopeValue } from '../db/schema.ts';
 import { DELIVERY_JOB } from '../services/deliveries.logic.ts';
+import { deleteJobs } from '../jobs/jobs.repo.ts';
 import type { ItemTable } from '../items/items.repo.ts';
 
 /** `%` and `_` match anything in LIKE; the ids we look for are matched as they are. */
@@ -38,7 +39,7 @@ export async function deletePostTraces(db: Db, userId: string, postId: string): 
     .select('id')
     .where('user_id', '=', userId)
     .where('post_id', '=', postId);
-  await db.deleteFrom('jobs').where('kind', '=', DELIVERY_JOB).where('ref', 'in', deliveries).execute();
+  await deleteJobs(db, DELIVERY_JOB, deliveries);
   await db.deleteFrom('deliveries').where('user_id', '=', userId).where('post_id', '=', postId).execute();
   await sql`delete from idempotency_keys where user_id = ${userId}
     and response like ${`%"id":"${likeLiteral(postId)}"%`} escape '\\'`.execute(db);
@@ -101,7 +102,7 @@ export async function deleteAccountRows(
 ): Promise<boolean> {
   const userId = account.id;
   const deliveries = db.selectFrom('deliveries').select('id').where('user_id', '=', userId);
-  await db.deleteFrom('jobs').where('kind', '=', DELIVERY_JOB).where('ref', 'in', deliveries).execute();
+  await deleteJobs(db, DELIVERY_JOB, deliveries);
   await db.deleteFrom('deliveries').where('user_id', '=', userId).execute();
   await db.deleteFrom('idempotency_keys').where('user_id', '=', userId).execute();
   await db.deleteFrom('oauth_entities').where('account_id', '=', userId).execute();
