@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { TIME_LIMIT_S } from '../items/items.schemas.ts';
+import { TIME_LIMIT_S } from '../lib/time.ts';
 import { MAX_ZOOM } from './tiles.logic.ts';
 
 const Seconds = (description: string) => Type.Number({ minimum: -TIME_LIMIT_S, maximum: TIME_LIMIT_S, description });

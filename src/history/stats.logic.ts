@@ -5,9 +5,16 @@
 // a day adds up that day's quarter hours within it.
 import type { Db } from '../db/database.ts';
 import { badRequest } from '../core/errors.ts';
-import { TIME_LIMIT_S } from '../items/items.schemas.ts';
 import { getSettings } from '../settings/settings.logic.ts';
-import { msToSeconds, offsetIn, zonedToUtcIn, type OffsetSpans } from '../lib/time.ts';
+import {
+  msToSeconds,
+  offsetIn,
+  TIME_LIMIT_MESSAGE,
+  TIME_LIMIT_MS,
+  withinTimeLimit,
+  zonedToUtcIn,
+  type OffsetSpans,
+} from '../lib/time.ts';
 import { offsetSpans } from './geo.ts';
 import {
   BUCKET_MS,
@@ -140,9 +147,9 @@ function checkRange(sinceS: number | undefined, untilS: number | undefined) {
     ['since_time', sinceS],
     ['until_time', untilS],
   ] as const) {
-    if (value !== undefined && !(Number.isFinite(value) && Math.abs(value) <= TIME_LIMIT_S)) {
-      throw badRequest(`${name} must be a number of seconds from -1e11 to 1e11.`, [
-        { path: `querystring/${name}`, message: 'must be a number of seconds from -1e11 to 1e11' },
+    if (value !== undefined && !withinTimeLimit(value)) {
+      throw badRequest(`${name} ${TIME_LIMIT_MESSAGE}.`, [
+        { path: `querystring/${name}`, message: TIME_LIMIT_MESSAGE },
       ]);
     }
   }
@@ -165,9 +172,8 @@ export async function locationStats(
     cachedSpans(start, end, timezone),
   );
   const floor = (ms: number) => Math.floor(ms / BUCKET_MS) * BUCKET_MS;
-  const sinceMs = params.since_time === undefined ? -(TIME_LIMIT_S * 1000) : floor(params.since_time * 1000);
-  const untilMs =
-    params.until_time === undefined ? TIME_LIMIT_S * 1000 : floor(params.until_time * 1000 + BUCKET_MS - 1);
+  const sinceMs = params.since_time === undefined ? -TIME_LIMIT_MS : floor(params.since_time * 1000);
+  const untilMs = params.until_time === undefined ? TIME_LIMIT_MS : floor(params.until_time * 1000 + BUCKET_MS - 1);
   const result: Stats = { group_by: params.group_by, timezone, groups: [] };
   const span = await bucketSpan(db, userId, sinceMs, untilMs);
   if (!span) return result;

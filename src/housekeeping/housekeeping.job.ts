@@ -3,8 +3,8 @@
 // number of the period since the epoch), so every worker that schedules it names the same row
 // and the insert of a second one does nothing; the queue's lease hands it to one worker. A run
 // that ends, well or for good badly, schedules the next period's.
-import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
+import { enqueueJobOnce } from '../jobs/jobs.repo.ts';
 import type { JobHandler } from '../jobs/worker.ts';
 import { purgeExpired, type HousekeepingDeps, type Purged } from './housekeeping.ts';
 
@@ -23,11 +23,12 @@ export interface HousekeepingJobDeps extends HousekeepingDeps {
 export async function scheduleHousekeeping(db: Db, now: number, intervalMs: number, next = false): Promise<void> {
   const period = Math.floor(now / intervalMs) + (next ? 1 : 0);
   const runAt = next ? period * intervalMs : now;
-  await sql`insert into jobs
-      (id, kind, ref, payload, status, attempts, max_attempts, run_at, locked_by, locked_until, last_error, created_at, updated_at)
-      values (${`${HOUSEKEEPING_JOB}-${period}`}, ${HOUSEKEEPING_JOB}, null, '{}', 'queued', 0, ${MAX_ATTEMPTS},
-        ${runAt}, null, null, null, ${now}, ${now})
-      on conflict (id) do nothing`.execute(db);
+  const id = `${HOUSEKEEPING_JOB}-${period}`;
+  await enqueueJobOnce(
+    db,
+    { id, kind: HOUSEKEEPING_JOB, ref: null, payload: {}, maxAttempts: MAX_ATTEMPTS, runAt },
+    now,
+  );
 }
 
 export function housekeepingHandler(deps: HousekeepingJobDeps): JobHandler<Purged> {

@@ -5,7 +5,7 @@
 import { fileTypeFromBuffer } from 'file-type';
 import { open } from 'node:fs/promises';
 import { csvHeader } from './readers/csv.ts';
-import type { FormatName } from './readers/index.ts';
+import type { FormatName } from './readers/formats.ts';
 import { EXPORT_MARKER, RESTORE_FORMAT } from './restore/archive.ts';
 import {
   entryHead,

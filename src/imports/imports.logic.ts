@@ -8,7 +8,7 @@ import type { ScopeValue } from '../db/schema.ts';
 import { insufficientScope } from '../core/caller.ts';
 import { badRequest, notFound } from '../core/errors.ts';
 import type { Permission } from '../core/permissions.ts';
-import { cancelJobs, insertJobs } from '../jobs/jobs.repo.ts';
+import { cancelJobs, enqueueJobs } from '../jobs/jobs.repo.ts';
 import { newId } from '../lib/ids.ts';
 import { msToSeconds } from '../lib/time.ts';
 import { getSettings } from '../settings/settings.logic.ts';
@@ -24,7 +24,7 @@ import {
   type ImportRow,
 } from './imports.repo.ts';
 import type { ImportError } from './imports.run.ts';
-import { FORMATS, isFormat } from './readers/index.ts';
+import { FORMATS, isFormat } from './readers/formats.ts';
 import { emptyCounts, RESTORE_FORMAT, type RestoreCounts } from './restore/restore.run.ts';
 import { READS_PRIVATE } from '../items/access.ts';
 
@@ -184,23 +184,9 @@ export async function createImport(db: Db, input: NewImport, options: CreateImpo
     const payload: ImportPayload = { import_id: id };
     await db.transaction().execute(async (trx) => {
       await insertImport(trx, row);
-      await insertJobs(trx, [
-        {
-          id: options.heldBy?.jobId ?? newId(),
-          kind: IMPORT_JOB,
-          ref: id,
-          payload: JSON.stringify(payload),
-          status: options.heldBy ? 'running' : 'queued',
-          attempts: options.heldBy ? 1 : 0,
-          max_attempts: IMPORT_MAX_ATTEMPTS,
-          run_at: options.now,
-          locked_by: options.heldBy?.workerId ?? null,
-          locked_until: options.heldBy ? options.now + options.heldBy.leaseMs : null,
-          last_error: null,
-          created_at: options.now,
-          updated_at: options.now,
-        },
-      ]);
+      const { heldBy } = options;
+      const job = { id: heldBy?.jobId, kind: IMPORT_JOB, ref: id, payload, maxAttempts: IMPORT_MAX_ATTEMPTS, heldBy };
+      await enqueueJobs(trx, [job], options.now);
     });
     return toImport(row);
   } catch (error) {

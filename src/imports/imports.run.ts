@@ -16,7 +16,8 @@ import {
   PointBatch,
   type ImportRow,
 } from './imports.repo.ts';
-import { isFormat, readers } from './readers/index.ts';
+import { isFormat } from './readers/formats.ts';
+import { readers } from './readers/index.ts';
 import { RESTORE_FORMAT, runRestore, type RestoreDeps } from './restore/restore.run.ts';
 import type { ImportRecord } from './readers/reader.ts';
 

@@ -3,7 +3,8 @@
 // once it passes the bound, with the records before it kept, and real shapes still read.
 import { describe, expect, it } from 'vitest';
 import { makeZip } from '../../test/zip.ts';
-import { readers, type FormatName } from './readers/index.ts';
+import type { FormatName } from './readers/formats.ts';
+import { readers } from './readers/index.ts';
 import { READ_LIMITS, nestsTooDeep, type ImportRecord } from './readers/reader.ts';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeZip } from '../../test/zip.ts';
 import { detectFile, detectHead } from './detect.ts';
-import { readers, type FormatName } from './readers/index.ts';
+import type { FormatName } from './readers/formats.ts';
+import { readers } from './readers/index.ts';
 import type { ImportRecord } from './readers/reader.ts';
 
 const PNG = Buffer.from(

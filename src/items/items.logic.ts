@@ -6,8 +6,8 @@ import type { ScopeValue } from '../db/schema.ts';
 import { unauthorized } from '../core/caller.ts';
 import type { Cursors } from '../core/cursors.ts';
 import { notFound, invalid } from '../core/errors.ts';
-import { secondsToMs } from '../lib/time.ts';
-import { COUNT_MAX, TIME_LIMIT_S } from './items.schemas.ts';
+import { secondsToMs, TIME_LIMIT_MESSAGE, withinTimeLimit } from '../lib/time.ts';
+import { COUNT_MAX } from './items.schemas.ts';
 import type { PageVersion } from './public-pages.ts';
 import { findUserById, findUserByUsername } from '../users/users.repo.ts';
 import type { PageQuery } from './items.repo.ts';
@@ -35,8 +35,8 @@ export function toPageQuery(params: CollectionParams, cursors: Cursors): PageQue
   }
   for (const name of ['since_time', 'until_time'] as const) {
     const value = params[name];
-    if (value !== undefined && !(Number.isFinite(value) && Math.abs(value) <= TIME_LIMIT_S)) {
-      errors.push({ path: `querystring/${name}`, message: 'must be a number of seconds from -1e11 to 1e11' });
+    if (value !== undefined && !withinTimeLimit(value)) {
+      errors.push({ path: `querystring/${name}`, message: TIME_LIMIT_MESSAGE });
     }
   }
   if (errors.length > 0) {

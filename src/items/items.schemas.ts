@@ -1,14 +1,13 @@
 // Schemas the three kinds of item share: scope, and the generic collection parameters
 // (docs/api.md "Collections").
 import { Type, type TProperties } from 'typebox';
+import { TIME_LIMIT_S } from '../lib/time.ts';
 
 export const ScopeSchema = Type.Union([Type.Literal('public'), Type.Literal('private')], {
   description: 'Who may read the item: anyone (`public`) or the owner with `get_private_scope` (`private`).',
 });
 
-/** Epoch seconds the server accepts: years ~1200 to ~5100, so milliseconds stay exact integers. */
-export const TIME_LIMIT_S = 1e11;
-const Seconds = (description: string) => Type.Number({ minimum: -TIME_LIMIT_S, maximum: TIME_LIMIT_S, description });
+export const Seconds = (description: string) => Type.Number({ minimum: -TIME_LIMIT_S, maximum: TIME_LIMIT_S, description });
 
 export const COUNT_DEFAULT = 50;
 export const COUNT_MAX = 1000;

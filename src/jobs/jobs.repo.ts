@@ -1,13 +1,69 @@
-// All SQL of the job queue. A job is claimed by setting a lease (`locked_by`, `locked_until`);
-// a job whose lease ran out while `running` belongs to a worker that died, and is claimed again.
+// All SQL of the job queue, the only code that writes its rows: features queue, cancel and
+// delete their jobs through the functions here, in their own transaction (`db` may be one), so
+// a job exists exactly when what it is about does (the outbox, docs/design.md "Jobs"). A job
+// is claimed by setting a lease (`locked_by`, `locked_until`); a job whose lease ran out while
+// `running` belongs to a worker that died, and is claimed again.
 import type { Db, DialectName } from '../db/database.ts';
 import type { JobsTable, Tables } from '../db/schema.ts';
-import { sql, type ExpressionBuilder, type Updateable } from 'kysely';
+import { newId } from '../lib/ids.ts';
+import { sql, type ExpressionBuilder, type SelectQueryBuilder, type Updateable } from 'kysely';
 
 export type JobRow = JobsTable;
 
 export async function insertJobs(db: Db, rows: JobRow[]): Promise<void> {
   if (rows.length > 0) await db.insertInto('jobs').values(rows).execute();
+}
+
+/** A job to queue. */
+export interface NewJob {
+  /** A fixed id, for a job that must exist once (a given period's housekeeping); a new id when left out. */
+  id?: string | undefined;
+  kind: string;
+  /** What the job is about (a delivery, an import, a service): how it is found and cancelled. */
+  ref: string | null;
+  /** What the handler gets, stored as JSON. */
+  payload: unknown;
+  maxAttempts: number;
+  /** When it is due; now when left out. */
+  runAt?: number;
+  /** Held from the start by a worker that runs it itself (`waypost import` in the foreground). */
+  heldBy?: { workerId: string; leaseMs: number } | undefined;
+}
+
+function newJobRow(job: NewJob, now: number): JobRow {
+  const { heldBy } = job;
+  return {
+    id: job.id ?? newId(),
+    kind: job.kind,
+    ref: job.ref,
+    payload: JSON.stringify(job.payload),
+    status: heldBy ? 'running' : 'queued',
+    attempts: heldBy ? 1 : 0,
+    max_attempts: job.maxAttempts,
+    run_at: job.runAt ?? now,
+    locked_by: heldBy?.workerId ?? null,
+    locked_until: heldBy ? now + heldBy.leaseMs : null,
+    last_error: null,
+    created_at: now,
+    updated_at: now,
+  };
+}
+
+/** Queues jobs (in the caller's transaction when `db` is one). */
+export function enqueueJobs(db: Db, jobs: readonly NewJob[], now: number): Promise<void> {
+  return insertJobs(
+    db,
+    jobs.map((job) => newJobRow(job, now)),
+  );
+}
+
+/** Queues a job unless one with its id, or one `jobs_poll_once` allows once, exists already; then nothing. */
+export async function enqueueJobOnce(db: Db, job: NewJob, now: number): Promise<void> {
+  await db
+    .insertInto('jobs')
+    .values(newJobRow(job, now))
+    .onConflict((oc) => oc.doNothing())
+    .execute();
 }
 
 export interface ClaimOptions {
@@ -110,6 +166,20 @@ export async function cancelJobs(db: Db, kind: string, refs: readonly string[], 
     .execute();
 }
 
+/** Deletes the jobs of a kind about any of `refs` (ids, or a query of them), whatever their state. */
+export async function deleteJobs(
+  db: Db,
+  kind: string,
+  refs: readonly string[] | SelectQueryBuilder<Tables, keyof Tables, { id: string }>,
+): Promise<void> {
+  if (Array.isArray(refs) && refs.length === 0) return;
+  await db
+    .deleteFrom('jobs')
+    .where('kind', '=', kind)
+    .where('ref', 'in', Array.isArray(refs) ? [...(refs as readonly string[])] : refs)
+    .execute();
+}
+
 export function findJob(db: Db, id: string): Promise<JobRow | undefined> {
   return db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirst();
 }
@@ -136,13 +206,13 @@ export function latestJobFor(db: Db, kind: string, ref: string): Promise<JobRow 
     .executeTakeFirst();
 }
 
-/** Queues an ended job again from its first attempt, due at once, with a new payload. */
-export async function restartJob(db: Db, id: string, payload: string, now: number): Promise<void> {
+/** Queues an ended job again from its first attempt, due at once, with a new payload (stored as JSON). */
+export async function restartJob(db: Db, id: string, payload: unknown, now: number): Promise<void> {
   await db
     .updateTable('jobs')
     .set({
       status: 'queued',
-      payload,
+      payload: JSON.stringify(payload),
       attempts: 0,
       run_at: now,
       locked_by: null,

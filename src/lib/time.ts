@@ -1,6 +1,19 @@
 // The API speaks Unix epoch seconds with a fractional part (docs/api.md "General rules"); the
 // database stores integer milliseconds, so keyset comparisons are exact.
 
+/**
+ * The furthest a time may be from the epoch, either way, in seconds (about 3,170 years, so
+ * milliseconds stay exact integers): what the API takes, and the line from which a number of
+ * seconds in a file is taken to be milliseconds.
+ */
+export const TIME_LIMIT_S = 1e11;
+/** TIME_LIMIT_S in milliseconds. */
+export const TIME_LIMIT_MS = TIME_LIMIT_S * 1000;
+/** Whether a number of epoch seconds is within TIME_LIMIT_S (never NaN or an infinity). */
+export const withinTimeLimit = (seconds: number) => Number.isFinite(seconds) && Math.abs(seconds) <= TIME_LIMIT_S;
+/** What a query parameter outside TIME_LIMIT_S is told. */
+export const TIME_LIMIT_MESSAGE = 'must be a number of seconds from -1e11 to 1e11';
+
 export function nowMs(): number {
   return Date.now();
 }

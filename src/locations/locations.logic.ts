@@ -1,20 +1,19 @@
 import type { Db } from '../db/database.ts';
 import type { Auth } from '../core/caller.ts';
-import type { Measured } from './point.ts';
+import type { Measured, PointInput } from './point.ts';
 import { badRequest, invalid } from '../core/errors.ts';
 import { pageOf, toPageQuery, type CollectionParams, type Page, type Scope } from '../items/items.logic.ts';
 import { readItem, readsExactly, requirePrivateReads } from '../items/access.ts';
 import { deleteOwnItem } from '../items/writes.logic.ts';
-import { TIME_LIMIT_S } from '../items/items.schemas.ts';
 import type { ListContext } from '../items/kinds.ts';
 import { newId } from '../lib/ids.ts';
-import { msToSeconds, nowMs, secondsToMs } from '../lib/time.ts';
+import { msToSeconds, nowMs, secondsToMs, TIME_LIMIT_MESSAGE, withinTimeLimit } from '../lib/time.ts';
 import { findUserById } from '../users/users.repo.ts';
 import { readBox, type Box } from '../lib/box.ts';
 import { servedPlaceFilter } from '../privacy/served-box.ts';
 import { EXACT_PLACES, placesForReader, publicPlacesOf, type PublicPlaces } from '../privacy/places.ts';
 import { getSettings } from '../settings/settings.logic.ts';
-import { parseBatch, type PointInput } from './locations.ingest.ts';
+import { parseBatch } from './locations.ingest.ts';
 import {
   deleteLocationRange,
   insertLocationsGrouped,
@@ -170,8 +169,8 @@ export interface LocationRange {
  */
 export async function deleteLocations(db: Db, auth: Auth, range: LocationRange): Promise<{ deleted: number }> {
   const errors = (['since_time', 'until_time'] as const)
-    .filter((name) => !(Number.isFinite(range[name]) && Math.abs(range[name]) <= TIME_LIMIT_S))
-    .map((name) => ({ path: `querystring/${name}`, message: 'must be a number of seconds from -1e11 to 1e11' }));
+    .filter((name) => !withinTimeLimit(range[name]))
+    .map((name) => ({ path: `querystring/${name}`, message: TIME_LIMIT_MESSAGE }));
   if (errors.length > 0) {
     throw invalid('The request is invalid', errors);
   }

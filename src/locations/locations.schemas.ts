@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { collectionQuery, ScopeSchema, TIME_LIMIT_S } from '../items/items.schemas.ts';
+import { collectionQuery, ScopeSchema, Seconds } from '../items/items.schemas.ts';
 
 const Nullable = (description: string) => Type.Union([Type.Number(), Type.Null()], { description });
 
@@ -101,8 +101,6 @@ export const LocationBatchResult = Type.Object({
   stored: Type.Integer({ description: 'Points stored now.' }),
   duplicates: Type.Integer({ description: 'Points already stored (same time, lat and lon), not stored again.' }),
 });
-
-const Seconds = (description: string) => Type.Number({ minimum: -TIME_LIMIT_S, maximum: TIME_LIMIT_S, description });
 
 /** DELETE /locations: the range of points to delete. */
 export const RangeQuery = Type.Object(

@@ -9,9 +9,8 @@ import { setPriority } from 'node:os';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Config } from '../config.ts';
-import type { Fitted } from './media.image.ts';
 import { LimitError, type LimitCode, type MediaLimits } from './media.limits.ts';
-import type { ImageFacts } from './media.probe.ts';
+import type { Fitted, ImageFacts } from './media.facts.ts';
 
 export type ImageJob =
   | { op: 'inspect'; path: string; mimeType: string; timeZone: string }

@@ -5,9 +5,10 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { sendProblem } from '../http/errors.ts';
-import { AppError, problem } from '../core/errors.ts';
+import { problem } from '../core/errors.ts';
 import { noneMatch } from '../items/conditional.ts';
 import type { StoredFile } from './media.logic.ts';
+import { fileUnavailable } from './media.storage.ts';
 
 /** A single satisfiable range, 'unsatisfiable', or undefined to send everything. */
 export function parseRange(
@@ -29,10 +30,6 @@ export function parseRange(
   if (end < start) return undefined;
   return { start, end };
 }
-
-/** The row exists but its file is gone: an operator's problem, said as such. */
-export const fileUnavailable = () =>
-  new AppError('file_unavailable', 'The file of this medium is not available right now.');
 
 export async function sendStoredFile(request: FastifyRequest, reply: FastifyReply, file: StoredFile) {
   const info = await stat(file.path).catch(() => undefined);

@@ -5,7 +5,7 @@ import { writeFile } from 'node:fs/promises';
 import exifr from 'exifr';
 import sharp, { type Sharp } from 'sharp';
 import { checkMetadata, checkPixels, type MediaLimits } from './media.limits.ts';
-import { exifTimeMs, THUMBNAIL_SIZE, type ImageFacts, type REENCODED_TYPES } from './media.probe.ts';
+import { exifTimeMs, THUMBNAIL_SIZE, type Fitted, type ImageFacts, type REENCODED_TYPES } from './media.facts.ts';
 
 /**
  * exifr reads a bounded prefix of the file (a 64 KiB first chunk and at most two more), only
@@ -121,13 +121,6 @@ export async function withoutMetadata(
   } catch {
     return 'failed';
   }
-}
-
-/** A re-encoded copy that a target with a size limit takes (docs/api.md "Services and groups"). */
-export interface Fitted {
-  width: number;
-  height: number;
-  size: number;
 }
 
 /**

@@ -22,7 +22,7 @@ import {
   type CopyFacts,
   type MediumRow,
 } from './media.repo.ts';
-import { fileUnavailable } from './media.files.ts';
+import { fileUnavailable } from './media.storage.ts';
 import { CAPTION_MAX } from './media.schemas.ts';
 import {
   placeShared,

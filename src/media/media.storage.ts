@@ -7,6 +7,7 @@ import { link, open, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { AppError } from '../core/errors.ts';
 import { randomToken } from '../lib/crypto.ts';
 
 export interface Storage {
@@ -20,6 +21,10 @@ export function mediaStorage(dataDir: string): Storage {
   mkdirSync(tmp, { recursive: true });
   return { root, tmp };
 }
+
+/** The row exists but its file is gone: an operator's problem, said as such. */
+export const fileUnavailable = () =>
+  new AppError('file_unavailable', 'The file of this medium is not available right now.');
 
 export const filePath = (storage: Storage, sha256: string) => join(storage.root, sha256.slice(0, 2), sha256);
 export const thumbnailPath = (storage: Storage, sha256: string) => `${filePath(storage, sha256)}.webp`;

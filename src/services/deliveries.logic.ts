@@ -5,7 +5,7 @@ import type { Db } from '../db/database.ts';
 import { type FieldError, invalid } from '../core/errors.ts';
 import { newId } from '../lib/ids.ts';
 import { msToSeconds } from '../lib/time.ts';
-import { insertJobs, type JobRow } from '../jobs/jobs.repo.ts';
+import { enqueueJobs, type NewJob } from '../jobs/jobs.repo.ts';
 import type { Delivery, Post } from '../posts/posts.logic.ts';
 import type { OutgoingPost } from './connectors/connector.ts';
 import { DELIVERY_JOB, insertDeliveries, listDeliveryRows, type DeliveryRow } from './deliveries.repo.ts';
@@ -91,30 +91,17 @@ export async function enqueueDeliveries(trx: Db, options: EnqueueOptions): Promi
     updated_at: now,
   }));
   await insertDeliveries(trx, deliveries);
-  await insertJobs(
+  await enqueueJobs(
     trx,
-    deliveries.map((delivery) => deliveryJob({ delivery_id: delivery.id, post }, maxAttempts, now)),
+    deliveries.map((delivery) => deliveryJob({ delivery_id: delivery.id, post }, maxAttempts)),
+    now,
   );
   return deliveries.map(toDelivery);
 }
 
-/** The queued job that sends one delivery. */
-export function deliveryJob(payload: DeliveryPayload, maxAttempts: number, now: number): JobRow {
-  return {
-    id: newId(),
-    kind: DELIVERY_JOB,
-    ref: payload.delivery_id,
-    payload: JSON.stringify(payload),
-    status: 'queued',
-    attempts: 0,
-    max_attempts: maxAttempts,
-    run_at: now,
-    locked_by: null,
-    locked_until: null,
-    last_error: null,
-    created_at: now,
-    updated_at: now,
-  };
+/** The job that sends one delivery, due at once. */
+export function deliveryJob(payload: DeliveryPayload, maxAttempts: number): NewJob {
+  return { kind: DELIVERY_JOB, ref: payload.delivery_id, payload, maxAttempts };
 }
 
 /** The post as a delivery carries it: the API object the owner sees, and its link. */

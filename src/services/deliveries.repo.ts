@@ -1,5 +1,6 @@
 // All SQL for deliveries: one row per (post, service), the state a post's owner sees.
 import type { Db } from '../db/database.ts';
+import { deleteJobs } from '../jobs/jobs.repo.ts';
 import type { DeliveriesTable } from '../db/schema.ts';
 
 export type DeliveryRow = DeliveriesTable;
@@ -139,7 +140,7 @@ export async function purgeEndedDeliveries(db: Db, before: number): Promise<numb
 export async function deleteDeliveries(db: Db, userId: string, postId?: string): Promise<void> {
   let deliveries = db.selectFrom('deliveries').select('id').where('user_id', '=', userId);
   if (postId !== undefined) deliveries = deliveries.where('post_id', '=', postId);
-  await db.deleteFrom('jobs').where('kind', '=', DELIVERY_JOB).where('ref', 'in', deliveries).execute();
+  await deleteJobs(db, DELIVERY_JOB, deliveries);
   let rows = db.deleteFrom('deliveries').where('user_id', '=', userId);
   if (postId !== undefined) rows = rows.where('post_id', '=', postId);
   await rows.execute();

@@ -4,7 +4,7 @@
 // can drop a repeat.
 import type { Db } from '../db/database.ts';
 import { AppError, notFound } from '../core/errors.ts';
-import { insertJobs, latestJobFor, restartJob } from '../jobs/jobs.repo.ts';
+import { enqueueJobs, latestJobFor, restartJob } from '../jobs/jobs.repo.ts';
 import { toPost } from '../posts/posts.logic.ts';
 import { EXACT_PLACES } from '../privacy/places.ts';
 import { findUserById } from '../users/users.repo.ts';
@@ -69,8 +69,8 @@ export async function retryDelivery(
     if (!post) throw notFound('This post has no delivery to that service.');
     const next: DeliveryPayload = { delivery_id: delivery.id, post, attempts_before: delivery.attempts };
     if (job && job.status !== 'queued' && job.status !== 'running') {
-      await restartJob(trx, job.id, JSON.stringify(next), now);
-    } else if (!job) await insertJobs(trx, [deliveryJob(next, options.maxAttempts, now)]);
+      await restartJob(trx, job.id, next, now);
+    } else if (!job) await enqueueJobs(trx, [deliveryJob(next, options.maxAttempts)], now);
     return toDelivery({ ...delivery, status: 'pending', updated_at: now });
   });
 }

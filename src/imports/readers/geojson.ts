@@ -4,7 +4,8 @@
 // `properties.coordTimes` (as @tmcw/togeojson writes them from GPX and KML) or
 // `properties.coordinateProperties.times`. Coordinates are [lon, lat, alt?]. A coordinate
 // without a time is counted as skipped; polygons are not a history and are ignored.
-import { isObject, jsonRecords } from './json.ts';
+import { isObject } from '../../lib/json.ts';
+import { jsonRecords } from './json.ts';
 import { parseTime, point, type ImportRecord, type Reader } from './reader.ts';
 
 type Obj = Record<string, unknown>;

@@ -1,7 +1,8 @@
 // Google Takeout `Records.json`: `{"locations": [{latitudeE7, longitudeE7, timestamp | timestampMs,
 // accuracy, altitude, velocity, heading, ...}]}`, coordinates in degrees times 10^7, `timestamp`
 // in ISO 8601 (exports since 2022) or `timestampMs` as a string of epoch milliseconds (before).
-import { isObject, jsonRecords } from './json.ts';
+import { isObject } from '../../lib/json.ts';
+import { jsonRecords } from './json.ts';
 import { parseTime, point, type ImportRecord, type ReadInput, type Reader } from './reader.ts';
 
 /**

@@ -8,7 +8,8 @@
 // points of `simplifiedRawPath` at their own times, and the `waypointPath` waypoints (which have
 // no times) spread evenly between the segment's start and end (docs/imports.md).
 import { fromE7 } from './google-records.ts';
-import { isObject, jsonRecords } from './json.ts';
+import { isObject } from '../../lib/json.ts';
+import { jsonRecords } from './json.ts';
 import { parseTime, point, type ImportRecord, type Reader } from './reader.ts';
 
 type Obj = Record<string, unknown>;

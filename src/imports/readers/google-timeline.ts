@@ -13,7 +13,8 @@
 //
 // Visits and activities give a point at their start and one at their end, as in Semantic
 // Location History (docs/imports.md).
-import { isObject, jsonRecords } from './json.ts';
+import { isObject } from '../../lib/json.ts';
+import { jsonRecords } from './json.ts';
 import { parseTime, peek, point, withoutBom, type ImportRecord, type Reader } from './reader.ts';
 
 type Obj = Record<string, unknown>;

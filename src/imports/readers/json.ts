@@ -140,6 +140,3 @@ export async function* jsonRecords(input: ReadInput, paths: string[], onValue: O
   }
   if (out.length > 0) yield out;
 }
-
-export const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -3,7 +3,8 @@
 // the import never holds more than a batch whatever the file's size. A record is a point, a
 // skipped point (no time, coordinates out of range), or an error about the file itself (it
 // ends early, it is not well-formed); the import counts and stores them (docs/imports.md).
-import type { Fix } from '../../locations/point.ts';
+import { within, type Fix, type PointField } from '../../locations/point.ts';
+import { TIME_LIMIT_MS, TIME_LIMIT_S } from '../../lib/time.ts';
 
 /**
  * The bounds every reader keeps, whatever the file (docs/imports.md "Limits"). Real files stay
@@ -104,11 +105,9 @@ export interface PointExtras {
 }
 
 // The ranges POST /locations takes; out of range in a file is "unknown", not a reason to drop the point.
-const TIME_LIMIT_MS = 1e14;
-
-function optional(value: unknown, min: number, max: number): number | null {
+function optional(value: unknown, field: PointField): number | null {
   const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-  return typeof n === 'number' && Number.isFinite(n) && n >= min && n <= max ? n : null;
+  return typeof n === 'number' && within(n, field) ? n : null;
 }
 
 function coordinate(value: unknown): number {
@@ -130,7 +129,7 @@ export function point(
   }
   const y = coordinate(lat);
   const x = coordinate(lon);
-  if (!(y >= -90 && y <= 90) || !(x >= -180 && x <= 180)) {
+  if (!within(y, 'lat') || !within(x, 'lon')) {
     return { kind: 'skip', where, message: 'has no valid latitude and longitude' };
   }
   return {
@@ -138,10 +137,10 @@ export function point(
     timeMs: Math.round(timeMs),
     lat: y,
     lon: x,
-    alt: optional(extras.alt, -1e5, 1e6),
-    accuracy: optional(extras.accuracy, 0, 1e7),
-    speed: optional(extras.speed, 0, 1e5),
-    heading: optional(extras.heading, 0, 360),
+    alt: optional(extras.alt, 'alt'),
+    accuracy: optional(extras.accuracy, 'accuracy'),
+    speed: optional(extras.speed, 'speed'),
+    heading: optional(extras.heading, 'heading'),
   };
 }
 
@@ -153,7 +152,7 @@ const ISO_DATE = /^\d{4}-\d{2}-\d{2}([Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?\s*([Zz]
  */
 export function parseTime(value: unknown): number | null {
   if (typeof value === 'number')
-    return Number.isFinite(value) ? (Math.abs(value) >= 1e11 ? value : value * 1000) : null;
+    return Number.isFinite(value) ? (Math.abs(value) >= TIME_LIMIT_S ? value : value * 1000) : null;
   if (typeof value !== 'string') return null;
   const text = value.trim();
   if (/^-?\d+(\.\d+)?$/.test(text)) return parseTime(Number(text));

@@ -4,7 +4,7 @@
 // entries in no such format, zips inside the zip and entries past the limits are listed in
 // the import's errors and passed over.
 import { detectHead, HEAD_BYTES } from '../detect.ts';
-import type { FormatName } from './index.ts';
+import type { FormatName } from './formats.ts';
 import { messageOf, peek, type ImportRecord, type Reader } from './reader.ts';
 import { entryName, entryRefusal, isDirectory, isMacMetadata, openEntry, openZip, ZIP_LIMITS } from './zipfile.ts';
 

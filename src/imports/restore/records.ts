@@ -10,12 +10,13 @@ import { PRECISION_MAX_M } from '../../privacy/places.ts';
 import { TEXT_MAX, POST_MEDIA_MAX } from '../../posts/posts.schemas.ts';
 import { CAPTION_MAX } from '../../media/media.schemas.ts';
 import { DESCRIPTION_MAX, NAME_MAX, SOURCES_MAX, TEXT_FILTER_MAX } from '../../views/views.schemas.ts';
+import { TIME_LIMIT_S } from '../../lib/time.ts';
 
 /** Ids as the API makes them (ULIDs), or any other short URL-safe id a later version might use. */
 export const Id = Type.String({ pattern: '^[0-9A-Za-z_-]{1,64}$' });
 const Scope = Type.Union([Type.Literal('public'), Type.Literal('private')]);
 /** Epoch seconds within the range the API takes. */
-const Seconds = Type.Number({ minimum: -1e11, maximum: 1e11 });
+const Seconds = Type.Number({ minimum: -TIME_LIMIT_S, maximum: TIME_LIMIT_S });
 const Lat = Type.Number({ minimum: -90, maximum: 90 });
 const Lon = Type.Number({ minimum: -180, maximum: 180 });
 const Point = Type.Object({ lat: Lat, lon: Lon });

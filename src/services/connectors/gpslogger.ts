@@ -14,17 +14,16 @@
 // show, not to hide: 400 naming the field, and the app's log shows it.
 import { Type } from 'typebox';
 import { badRequest } from '../../core/errors.ts';
-import type { PointInput } from '../../locations/locations.ingest.ts';
+import { required, type PointInput } from '../../locations/point.ts';
+import { isObject } from '../../lib/json.ts';
 import type { Connector } from './connector.ts';
 import {
   epochSeconds,
-  isObject,
   isoTime,
   NO_CONFIG,
   optional,
   parseJson,
   readPoints,
-  required,
   type Ingest,
   type IngestRequest,
 } from './tracker.ts';

@@ -11,20 +11,10 @@
 // forever and hold back everything recorded after it. A body without a `locations` array is 400.
 import { Type } from 'typebox';
 import { badRequest } from '../../core/errors.ts';
-import type { PointInput } from '../../locations/locations.ingest.ts';
+import { PointProblem, required, type PointInput } from '../../locations/point.ts';
+import { isObject } from '../../lib/json.ts';
 import type { Connector } from './connector.ts';
-import {
-  checkBatchSize,
-  isObject,
-  isoTime,
-  NO_CONFIG,
-  optional,
-  parseJson,
-  PointProblem,
-  readPoints,
-  required,
-  type Ingest,
-} from './tracker.ts';
+import { checkBatchSize, isoTime, NO_CONFIG, optional, parseJson, readPoints, type Ingest } from './tracker.ts';
 
 function location(feature: unknown, path: string): PointInput | undefined {
   if (!isObject(feature) || !isObject(feature.geometry) || feature.geometry.type !== 'Point') return undefined;

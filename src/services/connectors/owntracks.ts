@@ -14,20 +14,10 @@
 // the phone's whole history, so an unreadable point is left out with 200 (and listed in the
 // service's `last_error`); only a body that is not JSON at all is refused (400).
 import { Type } from 'typebox';
-import type { PointInput } from '../../locations/locations.ingest.ts';
+import { PointProblem, required, type PointInput } from '../../locations/point.ts';
+import { isObject } from '../../lib/json.ts';
 import type { Connector } from './connector.ts';
-import {
-  checkBatchSize,
-  epochSeconds,
-  isObject,
-  NO_CONFIG,
-  optional,
-  parseJson,
-  PointProblem,
-  readPoints,
-  required,
-  type Ingest,
-} from './tracker.ts';
+import { checkBatchSize, epochSeconds, NO_CONFIG, optional, parseJson, readPoints, type Ingest } from './tracker.ts';
 
 const KMH_TO_MS = 1 / 3.6;
 

@@ -1,10 +1,16 @@
 // What the tracker types share (docs/trackers.md): the one small interface a
-// protocol parser fills, and the checks every point passes, with the same ranges as
-// `POST /locations` (src/locations/locations.ingest.ts).
+// protocol parser fills, and the checks every point passes, those of `POST /locations`
+// (src/locations/point.ts) with the words trackers need.
 import { Type, type TSchema } from 'typebox';
 import { badRequest, type FieldError } from '../../core/errors.ts';
-import type { PointInput } from '../../locations/locations.ingest.ts';
-import { LOCATION_BATCH_MAX } from '../../locations/locations.schemas.ts';
+import {
+  checkBatchSize as checkPointCount,
+  optional as optionalInRange,
+  PointProblem,
+  within,
+  type PointField,
+  type PointInput,
+} from '../../locations/point.ts';
 
 /** One request to an ingest URL, as the route read it. */
 export interface IngestRequest {
@@ -42,59 +48,23 @@ export interface Ingest {
 /** Trackers take no settings: everything they need is in the ingest URL and token. */
 export const NO_CONFIG = Type.Object({}, { additionalProperties: false });
 
-/** A point that cannot be stored: where (a path like `body/locations/3/properties/timestamp`) and why. */
-export class PointProblem extends Error {
-  readonly path: string;
-  constructor(path: string, message: string) {
-    super(message);
-    this.path = path;
-  }
-}
-
-const RANGES = {
-  lat: [-90, 90],
-  lon: [-180, 180],
-  alt: [-1e5, 1e6],
-  accuracy: [0, 1e7],
-  speed: [0, 1e5],
-  heading: [0, 360],
-} as const;
-type Field = keyof typeof RANGES;
-const TIME_LIMIT_S = 1e11;
-
-export type Raw = Record<string, unknown>;
-export const isObject = (value: unknown): value is Raw =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
-function inRange(value: unknown, field: Field, path: string): number {
-  if (typeof value !== 'number' || !Number.isFinite(value)) throw new PointProblem(path, 'must be a number');
-  const [min, max] = RANGES[field];
-  if (value < min || value > max) throw new PointProblem(path, `must be from ${min} to ${max}`);
-  return value;
-}
-
-/** A coordinate the point cannot do without. */
-export function required(value: unknown, field: 'lat' | 'lon', path: string): number {
-  if (value === undefined || value === null) throw new PointProblem(path, 'is required');
-  return inRange(value, field, path);
-}
-
 /**
  * A value the point may lack. Phones report an unknown accuracy, speed or course as a negative
  * number (CoreLocation's -1, Android's missing bearing): that is stored as unknown (null).
  */
-export function optional(value: unknown, field: Exclude<Field, 'lat' | 'lon'>, path: string): number | null {
-  if (value === undefined || value === null) return null;
+export function optional(
+  value: unknown,
+  field: Exclude<PointField, 'time' | 'lat' | 'lon'>,
+  path: string,
+): number | null {
   if (field !== 'alt' && typeof value === 'number' && value < 0) return null;
-  return inRange(value, field, path);
+  return optionalInRange(value, field, path);
 }
 
 /** Unix epoch seconds (fractions allowed), as milliseconds. */
 export function epochSeconds(value: unknown, path: string): number {
   if (value === undefined || value === null) throw new PointProblem(path, 'is required');
-  if (typeof value !== 'number' || !Number.isFinite(value) || Math.abs(value) > TIME_LIMIT_S) {
-    throw new PointProblem(path, 'must be Unix epoch seconds');
-  }
+  if (typeof value !== 'number' || !within(value, 'time')) throw new PointProblem(path, 'must be Unix epoch seconds');
   return Math.round(value * 1000);
 }
 
@@ -143,10 +113,7 @@ export function parseJson(body: string, app: string): unknown {
 
 /** Refuses a request with more points than a `POST /locations` batch may hold. */
 export function checkBatchSize(count: number, path: string): void {
-  if (count <= LOCATION_BATCH_MAX) return;
-  throw badRequest(`A request holds at most ${LOCATION_BATCH_MAX} points; this one has ${count}.`, [
-    { path, message: `must have at most ${LOCATION_BATCH_MAX} items` },
-  ]);
+  checkPointCount(count, path, 'request', 'items');
 }
 
 /**

@@ -4,6 +4,7 @@
 // element, by the specifications, because the library's own summary shortens the content,
 // strips it by pattern, rewrites links and invents ids.
 import { extractFromJson, extractFromXml } from '@extractus/feed-extractor';
+import { isObject, type JsonObject as Raw } from '../../lib/json.ts';
 import { htmlToText, httpUrl, plainText, tidy } from './html-text.ts';
 import { PollError, type Entry, type EntryImage } from './poller.ts';
 
@@ -12,8 +13,6 @@ export const IMAGES_PER_ENTRY = 4;
 /** Entries read from one feed at most; a feed shows its newest first. */
 export const ENTRIES_MAX = 500;
 
-type Raw = Record<string, unknown>;
-const isObject = (value: unknown): value is Raw => typeof value === 'object' && value !== null && !Array.isArray(value);
 const list = (value: unknown): unknown[] =>
   value === undefined || value === null ? [] : Array.isArray(value) ? value : [value];
 

@@ -1,7 +1,7 @@
 // All SQL of polling services: their state, the entries they have shown, the one poll job each.
 import type { Db } from '../../db/database.ts';
 import type { ImportedEntriesTable, ServicePollsTable } from '../../db/schema.ts';
-import { newId } from '../../lib/ids.ts';
+import { enqueueJobOnce } from '../../jobs/jobs.repo.ts';
 
 export type PollRow = ServicePollsTable;
 export type EntryRow = ImportedEntriesTable;
@@ -11,26 +11,15 @@ export const POLL_JOB = 'poll';
 export const POLL_MAX_ATTEMPTS = 3;
 
 /** Queues the service's next poll, unless one is already queued or running (`jobs_poll_once`). */
-export async function queuePoll(db: Db, serviceId: string, runAt: number, now: number): Promise<void> {
-  await db
-    .insertInto('jobs')
-    .values({
-      id: newId(),
-      kind: POLL_JOB,
-      ref: serviceId,
-      payload: JSON.stringify({ service_id: serviceId }),
-      status: 'queued',
-      attempts: 0,
-      max_attempts: POLL_MAX_ATTEMPTS,
-      run_at: runAt,
-      locked_by: null,
-      locked_until: null,
-      last_error: null,
-      created_at: now,
-      updated_at: now,
-    })
-    .onConflict((oc) => oc.doNothing())
-    .execute();
+export function queuePoll(db: Db, serviceId: string, runAt: number, now: number): Promise<void> {
+  const job = {
+    kind: POLL_JOB,
+    ref: serviceId,
+    payload: { service_id: serviceId },
+    maxAttempts: POLL_MAX_ATTEMPTS,
+    runAt,
+  };
+  return enqueueJobOnce(db, job, now);
 }
 
 export function findPollRow(db: Db, userId: string, serviceId: string): Promise<PollRow | undefined> {
