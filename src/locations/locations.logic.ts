@@ -1,5 +1,5 @@
 import type { Db } from '../db/database.ts';
-import type { Auth } from '../core/caller.ts';
+import { insufficientScope, type Auth } from '../core/caller.ts';
 import type { Measured } from './point.ts';
 import { badRequest } from '../core/errors.ts';
 import { pageOf, readItem, toPageQuery, type CollectionParams, type Page, type Scope } from '../items/items.logic.ts';
@@ -12,6 +12,7 @@ import { servedPlaceFilter } from '../privacy/served-box.ts';
 import { EXACT_PLACES, placesForReader, publicPlacesOf, readsExactly, type PublicPlaces } from '../privacy/places.ts';
 import { getSettings } from '../settings/settings.logic.ts';
 import { parseBatch, type PointInput } from './locations.ingest.ts';
+import { pointBefore } from './points.repo.ts';
 import {
   insertLocationsGrouped,
   selectKeptLocationPage,
@@ -105,6 +106,16 @@ export async function getLocation(db: Db, id: string, auth: Auth | undefined): P
   const owner = await findUserById(db, row.user_id);
   const places = await placesForReader(db, row.user_id, readsExactly(row.user_id, auth), [row]);
   return toLocation(row, owner?.username ?? '', places);
+}
+
+/**
+ * The caller's own latest point, of either scope and hidden by a zone or not, exactly: their
+ * whole history is theirs to read with `get_private_scope` (the Settings page's preview).
+ */
+export async function latestOwnPoint(db: Db, auth: Auth): Promise<{ lat: number; lon: number } | undefined> {
+  if (!auth.permissions.has('get_private_scope')) throw insufficientScope('get_private_scope');
+  const row = await pointBefore(db, auth.userId, Number.MAX_SAFE_INTEGER);
+  return row && { lat: row.lat, lon: row.lon };
 }
 
 /** Stores a batch for the token's owner; the same point (time, lat, lon) twice is stored once. */

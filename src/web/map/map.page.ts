@@ -5,13 +5,12 @@
 import { html, type Html } from '../../lib/html.ts';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/database.ts';
-import { cursorsFor, type Cursors } from '../../http/cursors.ts';
+import { cursorsFor } from '../../http/cursors.ts';
 import { zonedToUtc } from '../../lib/time.ts';
-import { listLocations } from '../../locations/locations.logic.ts';
 import { getSettings } from '../../settings/settings.logic.ts';
 import type { AppPage } from '../page.ts';
 import { assetUrl, mapPolicy } from './map-assets.ts';
-import { latestPublicPlace } from '../profile/profile.logic.ts';
+import { latestPlace, latestPublicPlace } from './latest-place.ts';
 import type { Viewer } from '../signed-in.ts';
 
 export interface MapQuery {
@@ -130,25 +129,6 @@ export async function mapPage(db: Db, config: Config, viewer: Viewer, raw: Recor
   const head = html`<link rel="stylesheet" href="${assetUrl('maplibre-gl.css')}" />
     <script type="module" src="${assetUrl('map-page.js')}"></script>`;
   return { body, head, status: Object.keys(errors).length > 0 ? 400 : 200 };
-}
-
-/** The person's latest point of either scope, exact: they read their own history (docs/privacy.md). */
-async function latestPlace(
-  db: Db,
-  viewer: Viewer,
-  cursors: Cursors,
-): Promise<{ lat: number; lon: number } | undefined> {
-  const owner = { id: viewer.id, username: viewer.username };
-  const query = { count: 1, order: 'desc' as const };
-  const [own, open] = await Promise.all(
-    (['private', 'public'] as const).map((scope) =>
-      listLocations(db, { owner, scope, query, byOwner: true, exact: true, cursors }),
-    ),
-  );
-  const latest = [own?.items[0], open?.items[0]]
-    .filter((point) => point !== undefined)
-    .sort((a, b) => b.time - a.time)[0];
-  return latest ? { lat: latest.lat, lon: latest.lon } : undefined;
 }
 
 /** The page in the web app (src/web/registry.ts). The map's policy lets the basemap in. */

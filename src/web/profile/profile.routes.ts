@@ -15,7 +15,8 @@ import { AppError } from '../../core/errors.ts';
 import { checkpoint, publicCopy, type PageCache } from '../../items/public-pages.ts';
 import { mapPolicy } from '../map/map-assets.ts';
 import { badRequestHtml, notFoundHtml, personLinks, postHtml, profileHtml } from './profile.html.ts';
-import { latestPublicPlace, personByUsername, profileEntries, publicEntry, type Person } from './profile.logic.ts';
+import { latestPublicPlace } from '../map/latest-place.ts';
+import { personByUsername, profileEntries, publicEntry, type Person } from './profile.logic.ts';
 
 const HTML = 'text/html; charset=utf-8';
 
