@@ -48,7 +48,6 @@ import { pagesRoutes } from './web/pages.routes.ts';
 import { assetRoutes } from './web/assets.ts';
 import { webAppRoutes } from './web/app.routes.ts';
 import { APP_PAGES } from './web/registry.ts';
-import { publicAssetsRoutes } from './web/map/map-assets.ts';
 import { publicPagesRoutes } from './web/profile/profile.routes.ts';
 import { trackersRoutes as trackerPagesRoutes } from './web/trackers/trackers.routes.ts';
 
@@ -152,10 +151,9 @@ export async function buildApp({ config, database, logger, onJobsQueued }: AppDe
   // Signing out also ends the authorization server's own sign-in memory, so /oauth/authorize asks again.
   await app.register(signInRoutes, { db, config, onSignOut: (userId) => deleteProviderSessions(db, userId) });
   await app.register(accountRoutes, { db, config });
-  await app.register(assetRoutes);
+  await app.register(assetRoutes, { config });
   await app.register(webAppRoutes, { db, config, pages: APP_PAGES });
   await app.register(accountDeleteRoutes, { database, config });
-  await app.register(publicAssetsRoutes, { config });
   await app.register(publicPagesRoutes, { db, config, pages, cursors });
   await app.register(trackerPagesRoutes, { db, config });
   await app.register(postsRoutes, {

@@ -14,7 +14,8 @@ import type { Scope } from '../items/items.logic.ts';
 import { latestOwnPoint } from '../locations/locations.logic.ts';
 import { readSettingsObject } from '../settings/settings.api.ts';
 import type { AppPage } from './page.ts';
-import { assetUrl, mapPolicy } from './map/map-assets.ts';
+import { mapFolderUrl } from './assets.ts';
+import { mapPolicy } from './map/map-policy.ts';
 
 const PRECISIONS = [0, 100, 500, 1000, 5000, 10000, 50000];
 /** The radius a zone placed on the map starts with. */
@@ -232,8 +233,8 @@ export const settingsPage: AppPage = {
         <span class="help">One ZIP file with every post, file and location, private ones included.</span>
       </p>
       <p><a href="/account/delete">Delete your account</a> and all its data.</p>`;
-    const head = html`<link rel="stylesheet" href="${assetUrl('maplibre-gl.css')}" />
-      <script type="module" src="${assetUrl('settings-map.js')}"></script>`;
+    const head = html`<link rel="stylesheet" href="${mapFolderUrl('maplibre-gl.css')}" />
+      <script type="module" src="${mapFolderUrl('settings-map.js')}"></script>`;
     return { body, head };
   },
 };

@@ -9,7 +9,8 @@ import { cursorsFor } from '../../http/cursors.ts';
 import { zonedToUtc } from '../../lib/time.ts';
 import { getSettings } from '../../settings/settings.logic.ts';
 import type { AppPage } from '../page.ts';
-import { assetUrl, mapPolicy } from './map-assets.ts';
+import { mapFolderUrl } from '../assets.ts';
+import { mapPolicy } from './map-policy.ts';
 import { latestPlace, latestPublicPlace } from './latest-place.ts';
 import type { Viewer } from '../signed-in.ts';
 
@@ -126,8 +127,8 @@ export async function mapPage(db: Db, config: Config, viewer: Viewer, raw: Recor
       ${center ? html`data-center="${center.lon},${center.lat}" data-zoom="${zoom}"` : ''}
       ${track ? html`data-track="${track}"` : ''}
     ></div>`;
-  const head = html`<link rel="stylesheet" href="${assetUrl('maplibre-gl.css')}" />
-    <script type="module" src="${assetUrl('map-page.js')}"></script>`;
+  const head = html`<link rel="stylesheet" href="${mapFolderUrl('maplibre-gl.css')}" />
+    <script type="module" src="${mapFolderUrl('map-page.js')}"></script>`;
   return { body, head, status: Object.keys(errors).length > 0 ? 400 : 200 };
 }
 

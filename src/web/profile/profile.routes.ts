@@ -13,7 +13,7 @@ import type { Db } from '../../db/database.ts';
 import type { Cursors } from '../../http/cursors.ts';
 import { AppError } from '../../core/errors.ts';
 import { checkpoint, publicCopy, type PageCache } from '../../items/public-pages.ts';
-import { mapPolicy } from '../map/map-assets.ts';
+import { mapPolicy } from '../map/map-policy.ts';
 import { badRequestHtml, notFoundHtml, personLinks, postHtml, profileHtml } from './profile.html.ts';
 import { latestPublicPlace } from '../map/latest-place.ts';
 import { personByUsername, profileEntries, publicEntry, type Person } from './profile.logic.ts';
