@@ -9,12 +9,18 @@ import type { Auth } from '../core/caller.ts';
 import type { Db } from '../db/database.ts';
 import type { Cursors } from '../http/cursors.ts';
 import type { SecretKey } from '../services/secrets.ts';
-import type { Viewer } from './layout.ts';
+
+/** The person signed in. */
+export interface Viewer {
+  id: string;
+  username: string;
+  displayName: string;
+}
 
 export interface PageContext {
   request: FastifyRequest;
   reply: FastifyReply;
-  viewer: Viewer & { id: string };
+  viewer: Viewer;
   /** This browser's CSRF token (forms and the scripts' X-CSRF-Token). */
   csrf: string;
   /** The signed-in person as the logic functions take a caller: every permission. */

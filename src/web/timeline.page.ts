@@ -11,7 +11,7 @@ import { deleteButton } from './buttons.html.ts';
 import { itemMedia, mediumAlt, scopeBadge } from './items.html.ts';
 import { KINDS, loadOwnItems, pick, SCOPES, type Entry, type Query } from './own-items.ts';
 import type { AppPage } from './page.ts';
-import { homeForVisitor } from './pages.routes.ts';
+import { homeForVisitor } from './visitor.routes.ts';
 import { clockOf, dayHeading, dayOf } from './time.ts';
 
 /**

@@ -4,7 +4,7 @@
 import type { Db } from '../../db/database.ts';
 import type { Cursors } from '../../http/cursors.ts';
 import { listLocations } from '../../locations/locations.logic.ts';
-import type { Viewer } from '../signed-in.ts';
+import type { Viewer } from '../page.ts';
 
 /** The person's latest point of either scope, exact: they read their own history (docs/privacy.md). */
 export async function latestPlace(

@@ -12,7 +12,7 @@ import type { AppPage } from '../page.ts';
 import { mapFolderUrl } from '../assets.ts';
 import { mapPolicy } from './map-policy.ts';
 import { latestPlace, latestPublicPlace } from './latest-place.ts';
-import type { Viewer } from '../signed-in.ts';
+import type { Viewer } from '../page.ts';
 
 export interface MapQuery {
   from?: string | undefined;
@@ -47,7 +47,7 @@ function field(value: unknown): string {
   return typeof value === 'string' ? value.trim() : '';
 }
 
-export async function mapPage(db: Db, config: Config, viewer: Viewer, raw: Record<string, unknown>): Promise<MapView> {
+async function mapView(db: Db, config: Config, viewer: Viewer, raw: Record<string, unknown>): Promise<MapView> {
   const query = {
     from: field(raw.from),
     until: field(raw.until),
@@ -133,12 +133,12 @@ export async function mapPage(db: Db, config: Config, viewer: Viewer, raw: Recor
 }
 
 /** The page in the web app (src/web/registry.ts). The map's policy lets the basemap in. */
-export const mapAppPage: AppPage = {
+export const mapPage: AppPage = {
   path: '/app/map',
   title: 'Map',
   styles: ['public.css'],
   render: async ({ db, config, viewer, request, reply }) => {
     void reply.headers(mapPolicy(config));
-    return mapPage(db, config, viewer, request.query as Record<string, unknown>);
+    return mapView(db, config, viewer, request.query as Record<string, unknown>);
   },
 };
