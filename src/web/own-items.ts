@@ -107,7 +107,8 @@ export async function loadOwnItems(
   const until = before ?? (query.date ? endOfDay(query.date, timezone) : undefined);
   const single = kinds.length === 1 && scopes.length === 1;
   const params: CollectionParams = { count: size, order: 'desc' };
-  if (single && query.cursor) params.cursor = query.cursor;
+  // As a query string carries it: a repeated parameter is one text, "a,b".
+  if (single && query.cursor) params.cursor = String(query.cursor);
   else if (until !== undefined) params.until_time = untilSeconds(until);
   const pages = await Promise.all(kinds.flatMap((k) => scopes.map((s) => ownCollection(ctx, k, s, params))));
   const filter = { kind, scope };
