@@ -45,13 +45,12 @@ import { signInRoutes } from './account/sign-in.routes.ts';
 import { accountDeleteRoutes } from './web/account-delete.routes.ts';
 import { accountRoutes } from './web/account.routes.ts';
 import { viewsRoutes } from './views/views.routes.ts';
-import { pagesRoutes } from './web/pages.routes.ts';
+import { visitorRoutes } from './web/visitor.routes.ts';
 import { assetRoutes } from './web/assets.ts';
 import { webAppRoutes } from './web/app.routes.ts';
 import { APP_PAGES } from './web/registry.ts';
-import { publicAssetsRoutes } from './web/map/map-assets.ts';
 import { publicPagesRoutes } from './web/profile/profile.routes.ts';
-import { trackersRoutes as trackerPagesRoutes } from './web/trackers/trackers.routes.ts';
+import { trackerPagesRoutes } from './web/trackers/trackers.routes.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -149,18 +148,17 @@ export async function buildApp({ config, database, logger, onJobsQueued }: AppDe
   await app.register(permissionsRoutes, { provider, db });
   await app.register(healthRoutes, { database });
   await app.register(usersRoutes, { db, baseUrl: config.baseUrl });
-  await app.register(pagesRoutes, { db, config });
+  await app.register(visitorRoutes, { db, config });
   // Signing out also ends the authorization server's own sign-in memory, so /oauth/authorize asks again.
   await app.register(signInRoutes, { db, config, onSignOut: (userId) => deleteProviderSessions(db, userId) });
   await app.register(accountRoutes, { db, config });
-  await app.register(assetRoutes);
+  await app.register(assetRoutes, { config });
   await app.register(webAppRoutes, { db, config, pages: APP_PAGES });
   await app.register(accountDeleteRoutes, {
     database,
     config,
     traces: accountTraces(mediaStorage(config.dataDir), signInLimits(config)),
   });
-  await app.register(publicAssetsRoutes, { config });
   await app.register(publicPagesRoutes, { db, config, pages, cursors });
   await app.register(trackerPagesRoutes, { db, config });
   const deliveries = postDeliveries({ baseUrl: config.baseUrl, maxAttempts: config.deliveryMaxAttempts });

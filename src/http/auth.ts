@@ -37,6 +37,12 @@ export type SessionResolver = (request: FastifyRequest) => Promise<BrowserSessio
 export const WEB_CLIENT_ID = 'waypost-web';
 
 const EVERY_PERMISSION: ReadonlySet<Permission> = new Set(Object.keys(PERMISSIONS) as Permission[]);
+
+/** What a signed-in browser session may do: everything its person may (the web app's pages too). */
+export function sessionAuth({ userId, username, expiresAt }: Omit<BrowserSession, 'csrfValid'>): Auth {
+  return { userId, username, expiresAt, clientId: WEB_CLIENT_ID, grantId: '', permissions: EVERY_PERMISSION };
+}
+
 const SAFE_METHODS = new Set(['GET', 'HEAD']);
 
 declare module 'fastify' {
@@ -85,8 +91,7 @@ async function auth(
     if (!found) return undefined;
     const sent = request.headers['x-csrf-token'];
     if (!safe && !found.csrfValid(typeof sent === 'string' ? sent : undefined)) throw csrfFailed();
-    const { userId, username, expiresAt } = found;
-    return { userId, username, expiresAt, clientId: WEB_CLIENT_ID, grantId: '', permissions: EVERY_PERMISSION };
+    return sessionAuth(found);
   }
 
   app.decorateRequest('auth', undefined);

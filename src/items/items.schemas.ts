@@ -7,7 +7,8 @@ export const ScopeSchema = Type.Union([Type.Literal('public'), Type.Literal('pri
   description: 'Who may read the item: anyone (`public`) or the owner with `get_private_scope` (`private`).',
 });
 
-export const Seconds = (description: string) => Type.Number({ minimum: -TIME_LIMIT_S, maximum: TIME_LIMIT_S, description });
+export const Seconds = (description: string) =>
+  Type.Number({ minimum: -TIME_LIMIT_S, maximum: TIME_LIMIT_S, description });
 
 export const COUNT_DEFAULT = 50;
 export const COUNT_MAX = 1000;

@@ -14,6 +14,7 @@ import { servedPlaceFilter } from '../privacy/served-box.ts';
 import { EXACT_PLACES, placesForReader, publicPlacesOf, type PublicPlaces } from '../privacy/places.ts';
 import { getSettings } from '../settings/settings.logic.ts';
 import { parseBatch } from './locations.ingest.ts';
+import { pointBefore } from './points.repo.ts';
 import {
   deleteLocationRange,
   insertLocationsGrouped,
@@ -108,6 +109,16 @@ export async function getLocation(db: Db, id: string, auth: Auth | undefined): P
   const owner = await findUserById(db, row.user_id);
   const places = await placesForReader(db, row.user_id, readsExactly(row.user_id, auth), [row]);
   return toLocation(row, owner?.username ?? '', places);
+}
+
+/**
+ * The caller's own latest point, of either scope and hidden by a zone or not, exactly: their
+ * whole history is theirs to read with `get_private_scope` (the Settings page's preview).
+ */
+export async function latestOwnPoint(db: Db, auth: Auth): Promise<{ lat: number; lon: number } | undefined> {
+  requirePrivateReads(auth);
+  const row = await pointBefore(db, auth.userId, Number.MAX_SAFE_INTEGER);
+  return row && { lat: row.lat, lon: row.lon };
 }
 
 /** Stores a batch for the token's owner; the same point (time, lat, lon) twice is stored once. */

@@ -25,6 +25,7 @@ import { servedPlaceFilter } from '../privacy/served-box.ts';
 import { publicPlacesOf } from '../privacy/places.ts';
 import { findUserById } from '../users/users.repo.ts';
 import { toViewItem, type ViewItem } from './views.items.ts';
+import { mergePages } from './merge.ts';
 import {
   countViewRows,
   deleteViewRow,
@@ -250,13 +251,6 @@ function pageWithin(params: CollectionParams, filters: StoredFilters, cursors: C
   };
 }
 
-/** (time, id) order, as the database sorts: ids are ASCII, compared by code unit. */
-function compareKeys(order: 'asc' | 'desc') {
-  const sign = order === 'asc' ? 1 : -1;
-  return (a: { time: number; id: string }, b: { time: number; id: string }) =>
-    sign * (a.time - b.time || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-}
-
 export interface ViewWithItems extends View {
   items: ViewItem[];
 }
@@ -293,8 +287,7 @@ export async function readView(
   const results = await Promise.all(
     kinds.map((kind) => selectViewPage(db, kind, audience, page, filters, row.user_id, place)),
   );
-  const compare = compareKeys(page.order);
-  const merged = results.flatMap((result) => result.rows).sort((a, b) => compare(a.row, b.row));
+  const merged = mergePages(results, page.order, (tagged) => tagged.row).rows;
   const kept = merged.slice(0, page.count);
   const more = merged.length > page.count || results.some((result) => result.more);
   const last = kept.at(-1);

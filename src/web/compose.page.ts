@@ -2,7 +2,9 @@
 // previewed, captions as alt text), an optional location, the scope and the service groups;
 // after posting, each delivery's status until it settles (src/web/assets/compose.js).
 import { html } from '../lib/html.ts';
-import type { GroupObject, ServiceObject, SettingsObject } from './api-types.ts';
+import { info } from '../info/info.logic.ts';
+import { listGroups, listServices } from '../services/services.logic.ts';
+import { readSettingsObject } from '../settings/settings.api.ts';
 import type { AppPage } from './page.ts';
 
 export const composePage: AppPage = {
@@ -11,15 +13,15 @@ export const composePage: AppPage = {
   narrow: true,
   scripts: ['compose.js'],
   render: async (ctx) => {
-    const [settings, groups, services, info] = await Promise.all([
-      ctx.api<SettingsObject>('/settings'),
-      ctx.api<GroupObject[]>('/services/groups'),
-      ctx.api<ServiceObject[]>('/services'),
-      ctx.api<{ limits: { post_text_max: number } }>('/info'),
+    const { db, config, auth } = ctx;
+    const [settings, groups, services] = await Promise.all([
+      readSettingsObject(db, auth.userId),
+      listGroups(db, auth.userId),
+      listServices(db, config.baseUrl, auth.userId, ctx.secretsKey),
     ]);
-    const max = info.data.limits.post_text_max;
-    const scope = settings.data.default_scopes.posts;
-    const names = Object.fromEntries(services.data.map((s) => [s.id, s.name]));
+    const max = info(config).limits.post_text_max;
+    const scope = settings.default_scopes.posts;
+    const names = Object.fromEntries(services.map((s) => [s.id, s.name]));
     const body = html`<h1>Compose</h1>
       <form id="compose" data-max="${max}" data-services="${JSON.stringify(names)}">
         <label for="text">Text</label>
@@ -59,11 +61,11 @@ export const composePage: AppPage = {
         <fieldset>
           <legend>Send to</legend>
           ${
-            groups.data.length === 0
+            groups.length === 0
               ? html`<p class="help">
                   No service groups yet: the post stays here. <a href="/app/services">Add a service and a group</a>.
                 </p>`
-              : groups.data.map(
+              : groups.map(
                   (g) =>
                     html`<label class="inline"
                       ><input type="checkbox" name="groups" value="${g.id}" data-type="list" /> ${g.name}

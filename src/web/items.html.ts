@@ -1,13 +1,14 @@
 // Pieces of HTML the pages share for items.
 import { html, type Html } from '../lib/html.ts';
-import type { MediumObject, Scope } from './api-types.ts';
+import type { Scope } from '../items/items.logic.ts';
+import type { Medium } from '../media/media.logic.ts';
 
 export function scopeBadge(scope: Scope): Html {
   return html`<span class="badge ${scope}">${scope === 'public' ? 'Public' : 'Private'}</span>`;
 }
 
 /** Alt text: the caption, else what it is and when. */
-export function mediumAlt(medium: MediumObject): string {
+export function mediumAlt(medium: Medium): string {
   if (medium.caption.trim()) return medium.caption;
   const what =
     medium.kind === 'image' ? 'Photo' : medium.kind === 'video' ? 'Video' : medium.kind === 'audio' ? 'Audio' : 'File';
@@ -15,7 +16,7 @@ export function mediumAlt(medium: MediumObject): string {
 }
 
 /** The media a post names, as thumbnails linking to the viewer. */
-export function itemMedia(ids: readonly string[], media: ReadonlyMap<string, MediumObject>): Html {
+export function itemMedia(ids: readonly string[], media: ReadonlyMap<string, Medium>): Html {
   if (ids.length === 0) return html``;
   return html`<div class="thumbs">
     ${ids.map((id) => {

@@ -4,11 +4,7 @@
 import { html, type Html } from '../lib/html.ts';
 import { assetUrl } from './assets.ts';
 import { NAV } from './nav.ts';
-
-export interface Viewer {
-  username: string;
-  displayName: string;
-}
+import type { Viewer } from './page.ts';
 
 export interface Layout {
   title: string;

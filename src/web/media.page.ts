@@ -1,11 +1,13 @@
 // Media: a grid of thumbnails, newest first, with "load more", and a viewer per medium with playback, its caption
 // and scope to edit, and delete.
 import { html, type Html } from '../lib/html.ts';
+import { fieldError, invalid } from '../core/errors.ts';
+import { IdParams } from '../items/items.schemas.ts';
+import { getMedium, type Medium } from '../media/media.logic.ts';
 import { deleteButton } from './buttons.html.ts';
-import type { MediumObject } from './api-types.ts';
 import { mediumAlt, scopeBadge } from './items.html.ts';
+import { loadOwnItems } from './own-items.ts';
 import type { AppPage } from './page.ts';
-import { load } from './timeline.page.ts';
 
 const KIND_LABEL: Record<string, string> = { image: 'Photo', video: 'Video', audio: 'Audio', other: 'File' };
 
@@ -17,7 +19,13 @@ export const mediaPage: AppPage = {
     // Public and private in one grid: the owner's media read as two collections and merged as the
     // timeline merges them, so "load more" (`?before=`) skips nothing and repeats nothing.
     const { before, cursor, scope } = ctx.request.query as Record<string, string | undefined>;
-    const { entries, more } = await load(ctx, { kind: 'media', before, cursor, scope }, 'UTC', '/app/media', 60);
+    const { entries, more } = await loadOwnItems(
+      ctx,
+      { kind: 'media', before, cursor, scope },
+      'UTC',
+      '/app/media',
+      60,
+    );
     const media = entries.flatMap((e) => (e.kind === 'media' ? [e.item] : []));
     const body = html`<h1>Media</h1>
       <p><a href="/app/compose">Upload with a new post</a></p>
@@ -33,7 +41,7 @@ export const mediaPage: AppPage = {
   },
 };
 
-function mediumTile(m: MediumObject): Html {
+function mediumTile(m: Medium): Html {
   return html`<li>
     <a href="/app/media/${m.id}">
       ${
@@ -46,6 +54,20 @@ function mediumTile(m: MediumObject): Html {
   </li>`;
 }
 
+/** The id as GET /media/id/<id> takes it (`IdParams`), refused in the words of its schema's check. */
+function checkedId(id: string): string {
+  const { minLength, maxLength } = IdParams.properties.id as unknown as { minLength: number; maxLength: number };
+  const length = [...id].length;
+  const wrong =
+    length < minLength
+      ? `must NOT have fewer than ${minLength} characters`
+      : length > maxLength
+        ? `must NOT have more than ${maxLength} characters`
+        : undefined;
+  if (wrong) throw invalid('The request is invalid', [fieldError('params/id', wrong)]);
+  return id;
+}
+
 export const mediumPage: AppPage = {
   path: '/app/media/:id',
   nav: '/app/media',
@@ -53,7 +75,7 @@ export const mediumPage: AppPage = {
   narrow: true,
   render: async (ctx) => {
     const { id } = ctx.request.params as { id: string };
-    const m = (await ctx.api<MediumObject>(`/media/id/${encodeURIComponent(id)}`)).data;
+    const m = await getMedium(ctx.db, ctx.config.baseUrl, checkedId(id), ctx.auth);
     const file = `/media/id/${m.id}/file`;
     const player =
       m.kind === 'image'
@@ -66,7 +88,7 @@ export const mediumPage: AppPage = {
     const body = html`<h1>${KIND_LABEL[m.kind] ?? 'File'} ${scopeBadge(m.scope)}</h1>
       <div class="viewer" data-item>${player}</div>
       <p class="meta">
-        ${m.mime_type}, ${(m.size / 1e6).toFixed(1)}
+        ${m.mime_type}, ${((m.size ?? 0) / 1e6).toFixed(1)}
         MB${m.width ? `, ${m.width} × ${m.height}` : ''}${m.duration ? `, ${Math.round(m.duration)} s` : ''} · taken
         ${new Date(m.time * 1000).toISOString().slice(0, 16).replace('T', ' ')} UTC
       </p>

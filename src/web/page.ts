@@ -1,29 +1,36 @@
 // What a page of the web app is, and what it gets to render itself. Pages read through the
-// JSON API as the signed-in person (`ctx.api`), so they never see more than a token with every
-// permission would: the same scope and ownership rules (docs/design.md "The web app").
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+// logic functions the API routes call, as the signed-in person (`ctx.auth`, every permission, as
+// the session's API calls have), so they never see more than a token with every permission
+// would: the same scope and ownership rules (docs/design.md "The web app").
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Html } from '../lib/html.ts';
 import type { Config } from '../config.ts';
+import type { Auth } from '../core/caller.ts';
 import type { Db } from '../db/database.ts';
-import type { Viewer } from './layout.ts';
+import type { Cursors } from '../core/cursors.ts';
+import type { SecretKey } from '../services/secrets.ts';
 
-export interface ApiAnswer<T> {
-  status: number;
-  data: T;
-  headers: Record<string, string | string[] | number | undefined>;
+/** The person signed in. */
+export interface Viewer {
+  id: string;
+  username: string;
+  displayName: string;
 }
 
 export interface PageContext {
   request: FastifyRequest;
   reply: FastifyReply;
-  viewer: Viewer & { id: string };
+  viewer: Viewer;
   /** This browser's CSRF token (forms and the scripts' X-CSRF-Token). */
   csrf: string;
+  /** The signed-in person as the logic functions take a caller: every permission. */
+  auth: Auth;
   config: Config;
   db: Db;
-  /** A GET of the JSON API as the signed-in person; throws on anything but 2xx. */
-  api: <T>(path: string) => Promise<ApiAnswer<T>>;
-  app: FastifyInstance;
+  /** The server's collection cursors (src/core/cursors.ts). */
+  cursors: Cursors;
+  /** The key of services' secrets (src/services/secrets.ts). */
+  secretsKey: SecretKey;
 }
 
 export interface Rendered {

@@ -4,8 +4,8 @@ import { appsPage } from './apps.page.ts';
 import { composePage } from './compose.page.ts';
 import { mediaPage, mediumPage } from './media.page.ts';
 import type { AppPage } from './page.ts';
-import { mapAppPage } from './map/map.page.ts';
-import { trackersAppPage } from './trackers/trackers.page.ts';
+import { mapPage } from './map/map.page.ts';
+import { trackersPage } from './trackers/trackers.page.ts';
 import { servicesPage } from './services.page.ts';
 import { settingsPage } from './settings.page.ts';
 import { timelinePage } from './timeline.page.ts';
@@ -16,10 +16,10 @@ export const APP_PAGES: readonly AppPage[] = [
   composePage,
   mediaPage,
   mediumPage,
-  mapAppPage,
+  mapPage,
   servicesPage,
   viewsPage,
-  trackersAppPage,
+  trackersPage,
   settingsPage,
   appsPage,
 ];

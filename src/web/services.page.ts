@@ -6,7 +6,7 @@
 import { html, type Html } from '../lib/html.ts';
 import { deleteButton } from './buttons.html.ts';
 import { connectors, SERVICE_TYPES } from '../services/connectors/index.ts';
-import type { GroupObject, ServiceObject } from './api-types.ts';
+import { listGroups, listServices, type Service, type ServiceGroup } from '../services/services.logic.ts';
 import type { AppPage } from './page.ts';
 
 interface FieldSchema {
@@ -106,7 +106,7 @@ function typeForm(type: PublishingType): Html {
 }
 
 /** The Edit form of a service; for one that lacks its secrets, open, and it enables the service too. */
-function editForm(service: ServiceObject & { type: PublishingType }): Html {
+function editForm(service: Service & { type: PublishingType }): Html {
   const missing = service.missing_secrets ?? [];
   const prefix = `edit-${service.id}`;
   return html`<details class="edit" ${missing.length > 0 ? html`open` : ''}>
@@ -123,7 +123,7 @@ function editForm(service: ServiceObject & { type: PublishingType }): Html {
   </details>`;
 }
 
-function serviceCard(service: ServiceObject & { type: PublishingType }): Html {
+function serviceCard(service: Service & { type: PublishingType }): Html {
   const missing = service.missing_secrets ?? [];
   const switchId = `enabled-${service.id}`;
   return html`<li class="card service" data-item data-service="${service.id}">
@@ -170,7 +170,7 @@ function serviceCard(service: ServiceObject & { type: PublishingType }): Html {
   </li>`;
 }
 
-function groupCard(group: GroupObject, services: ServiceObject[]): Html {
+function groupCard(group: ServiceGroup, services: Service[]): Html {
   return html`<li class="card" data-item>
     <h3>${group.name}</h3>
     <fieldset>
@@ -207,10 +207,10 @@ export const servicesPage: AppPage = {
   scripts: ['services.js'],
   render: async (ctx) => {
     const [services, groups] = await Promise.all([
-      ctx.api<ServiceObject[]>('/services'),
-      ctx.api<GroupObject[]>('/services/groups'),
+      listServices(ctx.db, ctx.config.baseUrl, ctx.auth.userId, ctx.secretsKey),
+      listGroups(ctx.db, ctx.auth.userId),
     ]);
-    const publishing = services.data.filter((s): s is ServiceObject & { type: PublishingType } => isPublishing(s.type));
+    const publishing = services.filter((s): s is Service & { type: PublishingType } => isPublishing(s.type));
     const body = html`<h1>Services</h1>
       <p>A service is a place your posts are sent to. Secrets you enter are stored encrypted and never shown again.</p>
       <h2>Your services</h2>
@@ -225,10 +225,10 @@ export const servicesPage: AppPage = {
       <h2>Groups</h2>
       <p>A post is sent to the services of the groups you pick when you write it.</p>
       ${
-        groups.data.length === 0
+        groups.length === 0
           ? html`<p>No groups yet.</p>`
           : html`<ul class="plain-list" aria-label="Your groups">
-              ${groups.data.map((g) => groupCard(g, publishing))}
+              ${groups.map((g) => groupCard(g, publishing))}
             </ul>`
       }
       <form data-api="POST /services/groups" data-done="reload" data-list="service_ids" class="card">

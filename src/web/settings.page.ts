@@ -10,9 +10,12 @@ import {
   ZONES_MAX,
   type Zone,
 } from '../privacy/zones.ts';
-import type { Scope, SettingsObject } from './api-types.ts';
+import type { Scope } from '../items/items.logic.ts';
+import { latestOwnPoint } from '../locations/locations.logic.ts';
+import { readSettingsObject } from '../settings/settings.api.ts';
 import type { AppPage } from './page.ts';
-import { assetUrl, mapPolicy } from './map/map-assets.ts';
+import { mapFolderUrl } from './assets.ts';
+import { mapPolicy } from './map/map-policy.ts';
 
 const PRECISIONS = [0, 100, 500, 1000, 5000, 10000, 50000];
 /** The radius a zone placed on the map starts with. */
@@ -117,20 +120,14 @@ export const settingsPage: AppPage = {
   render: async (ctx) => {
     // The maps need the map pages' policy (docs/maps.md); the page works without them.
     void ctx.reply.headers(mapPolicy(ctx.config));
-    const s = (await ctx.api<SettingsObject>('/settings')).data;
+    const s = await readSettingsObject(ctx.db, ctx.auth.userId);
     const zones = Intl.supportedValuesOf('timeZone');
     if (!zones.includes(s.timezone)) zones.unshift(s.timezone);
     const precisions = PRECISIONS.includes(s.public_location_precision_m)
       ? PRECISIONS
       : [...PRECISIONS, s.public_location_precision_m].sort((a, b) => a - b);
     // The person's own latest point, exact, as the precision preview's sample: this page is theirs alone.
-    const latest = await ctx.db
-      .selectFrom('locations')
-      .select(['lat', 'lon'])
-      .where('user_id', '=', ctx.viewer.id)
-      .orderBy('time', 'desc')
-      .limit(1)
-      .executeTakeFirst();
+    const latest = await latestOwnPoint(ctx.db, ctx.auth);
     const basemap = JSON.stringify(ctx.config.mapStyle);
     const first = s.privacy_zones[0];
     const zonesCentre = first ?? latest;
@@ -236,8 +233,8 @@ export const settingsPage: AppPage = {
         <span class="help">One ZIP file with every post, file and location, private ones included.</span>
       </p>
       <p><a href="/account/delete">Delete your account</a> and all its data.</p>`;
-    const head = html`<link rel="stylesheet" href="${assetUrl('maplibre-gl.css')}" />
-      <script type="module" src="${assetUrl('settings-map.js')}"></script>`;
+    const head = html`<link rel="stylesheet" href="${mapFolderUrl('maplibre-gl.css')}" />
+      <script type="module" src="${mapFolderUrl('settings-map.js')}"></script>`;
     return { body, head };
   },
 };

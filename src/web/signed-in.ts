@@ -1,17 +1,13 @@
-// What the signed-in pages of this folder answer their forms with: who is signed in, and the
-// web app's layout around the content (the same bar as the pages of src/web/registry.ts).
+// What a signed-in page route outside the registry (the Trackers page's form answers,
+// src/web/trackers/trackers.routes.ts) answers with: who is signed in, and the web app's layout
+// around the content (the same bar as the pages of src/web/registry.ts).
 import type { FastifyRequest } from 'fastify';
 import type { Html } from '../lib/html.ts';
 import { sessionUserId } from '../account/sessions.http.ts';
 import type { Db } from '../db/database.ts';
 import { findUserById } from '../users/users.repo.ts';
 import { layout } from './layout.ts';
-
-export interface Viewer {
-  id: string;
-  username: string;
-  displayName: string;
-}
+import type { Viewer } from './page.ts';
 
 /** The signed-in person, or undefined. */
 export async function viewerOf(db: Db, baseUrl: string, request: FastifyRequest): Promise<Viewer | undefined> {

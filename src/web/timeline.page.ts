@@ -1,92 +1,18 @@
 // Timeline (`/` signed in): the person's posts, media and locations, newest first, grouped by
-// day in their time zone, with filters by kind and scope, a jump to a date and "load more".
-// One collection shown: "load more" follows its Link header. Several merged: each is read up to
-// the same instant, and only items newer than the last one every full page reached are shown,
-// so nothing is skipped or shown twice (the next page starts there).
+// day in their time zone, with filters by kind and scope, a jump to a date and "load more"
+// (the reading and merging: ./own-items.ts).
 import { html, type Html } from '../lib/html.ts';
+import type { Location } from '../locations/locations.logic.ts';
+import { getMedium, type Medium } from '../media/media.logic.ts';
+import type { Delivery, Post } from '../posts/posts.logic.ts';
+import { listServices } from '../services/services.logic.ts';
+import { readSettingsObject } from '../settings/settings.api.ts';
 import { deleteButton } from './buttons.html.ts';
 import { itemMedia, mediumAlt, scopeBadge } from './items.html.ts';
-import {
-  nextLink,
-  type Delivery,
-  type LocationObject,
-  type MediumObject,
-  type PostObject,
-  type ServiceObject,
-  type SettingsObject,
-} from './api-types.ts';
-import type { AppPage, PageContext } from './page.ts';
-import { homeForVisitor } from './pages.routes.ts';
-import { clockOf, dayHeading, dayOf, endOfDay } from './time.ts';
-
-const KINDS = ['posts', 'media', 'locations'] as const;
-const SCOPES = ['public', 'private'] as const;
-const PAGE_SIZE = 30;
-
-type Entry =
-  | { kind: 'posts'; ms: number; item: PostObject }
-  | { kind: 'media'; ms: number; item: MediumObject }
-  | { kind: 'locations'; ms: number; item: LocationObject };
-
-interface Query {
-  kind?: string;
-  scope?: string;
-  date?: string;
-  before?: string;
-  cursor?: string;
-}
-
-const pick = <T extends string>(value: string | undefined, allowed: readonly T[]): T | undefined =>
-  allowed.find((a) => a === value);
-
-function pageUrl(query: Record<string, string | undefined>, path = '/'): string {
-  const params = new URLSearchParams();
-  for (const [key, value] of Object.entries(query)) if (value) params.set(key, value);
-  const search = params.toString();
-  return search ? `${path}?${search}` : path;
-}
-
-/**
- * One page of the chosen collections, merged newest first, and the link to the next (on the
- * page at `path`, which passes its query back here). The Media page uses it for its grid.
- */
-export async function load(ctx: PageContext, query: Query, timezone: string, path = '/', size = PAGE_SIZE) {
-  const kind = pick(query.kind, KINDS);
-  const scope = pick(query.scope, SCOPES);
-  const kinds = kind ? [kind] : KINDS;
-  const scopes = scope ? [scope] : SCOPES;
-  const before = query.before && /^\d{1,15}$/.test(query.before) ? Number(query.before) : undefined;
-  const until = before ?? (query.date ? endOfDay(query.date, timezone) : undefined);
-  const single = kinds.length === 1 && scopes.length === 1;
-  const reads = kinds.flatMap((k) =>
-    scopes.map(async (s) => {
-      const params = new URLSearchParams({ count: String(size) });
-      if (single && query.cursor) params.set('cursor', query.cursor);
-      else if (until !== undefined) params.set('until_time', String(until / 1000));
-      const answer = await ctx.api<{ time: number; id: string }[]>(`/${k}/${s}?${params.toString()}`);
-      const entries = answer.data.map((item) => ({ kind: k, ms: Math.round(item.time * 1000), item }) as Entry);
-      return { entries, next: nextLink(answer.headers.link) };
-    }),
-  );
-  const pages = await Promise.all(reads);
-  const filter = { kind, scope };
-  if (single) {
-    const [only] = pages;
-    const cursor = only?.next ? new URL(only.next, 'http://x').searchParams.get('cursor') : null;
-    return { entries: only?.entries ?? [], more: cursor ? pageUrl({ ...filter, cursor }, path) : undefined };
-  }
-  const reached = pages.filter((p) => p.next && p.entries.length > 0).map((p) => p.entries.at(-1)!.ms);
-  const horizon = reached.length > 0 ? Math.max(...reached) : undefined;
-  let entries = pages.flatMap((p) => p.entries);
-  if (horizon !== undefined && entries.some((e) => e.ms > horizon)) entries = entries.filter((e) => e.ms > horizon);
-  entries.sort((a, b) => b.ms - a.ms || (b.item.id > a.item.id ? 1 : -1));
-  const oldest = entries.at(-1)?.ms;
-  const more =
-    horizon !== undefined && oldest !== undefined
-      ? pageUrl({ ...filter, before: String(Math.min(horizon + 1, oldest)) }, path)
-      : undefined;
-  return { entries, more };
-}
+import { KINDS, loadOwnItems, pick, SCOPES, type Entry, type Query } from './own-items.ts';
+import type { AppPage } from './page.ts';
+import { homeForVisitor } from './visitor.routes.ts';
+import { clockOf, dayHeading, dayOf } from './time.ts';
 
 /**
  * Where a post went: each service, its delivery's status and, when an attempt failed, the error
@@ -106,8 +32,8 @@ function deliveriesLine(deliveries: readonly Delivery[], services: ReadonlyMap<s
 }
 
 function postEntry(
-  post: PostObject,
-  media: Map<string, MediumObject>,
+  post: Post,
+  media: Map<string, Medium>,
   services: ReadonlyMap<string, string>,
   timezone: string,
   ms: number,
@@ -132,7 +58,7 @@ function postEntry(
   </article>`;
 }
 
-function mediumEntry(medium: MediumObject, timezone: string, ms: number): Html {
+function mediumEntry(medium: Medium, timezone: string, ms: number): Html {
   return html`<article class="card item" data-item data-kind="medium">
     <div>
       <p class="meta">
@@ -156,7 +82,7 @@ function mediumEntry(medium: MediumObject, timezone: string, ms: number): Html {
   </article>`;
 }
 
-function locationEntry(location: LocationObject, timezone: string, ms: number): Html {
+function locationEntry(location: Location, timezone: string, ms: number): Html {
   return html`<article class="card item" data-item data-kind="location">
     <div>
       <p class="meta">
@@ -234,23 +160,27 @@ export const timelinePage: AppPage = {
   visitor: homeForVisitor,
   render: async (ctx) => {
     const query = ctx.request.query as Query;
-    const settings = (await ctx.api<SettingsObject>('/settings')).data;
-    const timezone = settings.timezone;
-    const { entries, more } = await load(ctx, query, timezone);
-    const media = new Map<string, MediumObject>();
+    const { timezone } = await readSettingsObject(ctx.db, ctx.auth.userId);
+    const { entries, more } = await loadOwnItems(ctx, query, timezone);
+    const media = new Map<string, Medium>();
     for (const e of entries) if (e.kind === 'media') media.set(e.item.id, e.item);
     const wanted = new Set(entries.flatMap((e) => (e.kind === 'posts' ? e.item.media_ids : [])));
     await Promise.all(
       [...wanted]
         .filter((id) => !media.has(id))
         .map(async (id) => {
-          const answer = await ctx.api<MediumObject>(`/media/id/${id}`).catch(() => undefined);
-          if (answer) media.set(id, answer.data);
+          const medium = await getMedium(ctx.db, ctx.config.baseUrl, id, ctx.auth).catch(() => undefined);
+          if (medium) media.set(id, medium);
         }),
     );
     const delivered = entries.some((e) => e.kind === 'posts' && (e.item.deliveries?.length ?? 0) > 0);
     const services = new Map(
-      delivered ? (await ctx.api<ServiceObject[]>('/services')).data.map((service) => [service.id, service.name]) : [],
+      delivered
+        ? (await listServices(ctx.db, ctx.config.baseUrl, ctx.auth.userId, ctx.secretsKey)).map((service) => [
+            service.id,
+            service.name,
+          ])
+        : [],
     );
     const days = new Map<string, Entry[]>();
     for (const e of entries) {

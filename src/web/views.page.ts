@@ -2,7 +2,7 @@
 // what it shows, the link of a public one to copy, and delete.
 import { html } from '../lib/html.ts';
 import { deleteButton } from './buttons.html.ts';
-import type { ViewObject } from './api-types.ts';
+import { listViews } from '../views/views.logic.ts';
 import type { AppPage } from './page.ts';
 
 export const viewsPage: AppPage = {
@@ -11,7 +11,7 @@ export const viewsPage: AppPage = {
   narrow: true,
   scripts: ['views.js'],
   render: async (ctx) => {
-    const views = (await ctx.api<ViewObject[]>('/views')).data;
+    const views = await listViews(ctx.db, ctx.auth);
     const body = html`<h1>Views</h1>
       <p>
         A view is a saved filter. Make one from the <a href="/">timeline</a>'s "Save this filter as a view". A public

@@ -5,14 +5,14 @@
 import { html, type Html } from '../../lib/html.ts';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/database.ts';
-import { cursorsFor, type Cursors } from '../../core/cursors.ts';
+import { cursorsFor } from '../../core/cursors.ts';
 import { zonedToUtc } from '../../lib/time.ts';
-import { listLocations } from '../../locations/locations.logic.ts';
 import { getSettings } from '../../settings/settings.logic.ts';
 import type { AppPage } from '../page.ts';
-import { assetUrl, mapPolicy } from './map-assets.ts';
-import { latestPublicPlace } from '../profile/profile.logic.ts';
-import type { Viewer } from '../signed-in.ts';
+import { mapFolderUrl } from '../assets.ts';
+import { mapPolicy } from './map-policy.ts';
+import { latestPlace, latestPublicPlace } from './latest-place.ts';
+import type { Viewer } from '../page.ts';
 
 export interface MapQuery {
   from?: string | undefined;
@@ -47,7 +47,7 @@ function field(value: unknown): string {
   return typeof value === 'string' ? value.trim() : '';
 }
 
-export async function mapPage(db: Db, config: Config, viewer: Viewer, raw: Record<string, unknown>): Promise<MapView> {
+async function mapView(db: Db, config: Config, viewer: Viewer, raw: Record<string, unknown>): Promise<MapView> {
   const query = {
     from: field(raw.from),
     until: field(raw.until),
@@ -127,37 +127,18 @@ export async function mapPage(db: Db, config: Config, viewer: Viewer, raw: Recor
       ${center ? html`data-center="${center.lon},${center.lat}" data-zoom="${zoom}"` : ''}
       ${track ? html`data-track="${track}"` : ''}
     ></div>`;
-  const head = html`<link rel="stylesheet" href="${assetUrl('maplibre-gl.css')}" />
-    <script type="module" src="${assetUrl('map-page.js')}"></script>`;
+  const head = html`<link rel="stylesheet" href="${mapFolderUrl('maplibre-gl.css')}" />
+    <script type="module" src="${mapFolderUrl('map-page.js')}"></script>`;
   return { body, head, status: Object.keys(errors).length > 0 ? 400 : 200 };
 }
 
-/** The person's latest point of either scope, exact: they read their own history (docs/privacy.md). */
-async function latestPlace(
-  db: Db,
-  viewer: Viewer,
-  cursors: Cursors,
-): Promise<{ lat: number; lon: number } | undefined> {
-  const owner = { id: viewer.id, username: viewer.username };
-  const query = { count: 1, order: 'desc' as const };
-  const [own, open] = await Promise.all(
-    (['private', 'public'] as const).map((scope) =>
-      listLocations(db, { owner, scope, query, byOwner: true, exact: true, cursors }),
-    ),
-  );
-  const latest = [own?.items[0], open?.items[0]]
-    .filter((point) => point !== undefined)
-    .sort((a, b) => b.time - a.time)[0];
-  return latest ? { lat: latest.lat, lon: latest.lon } : undefined;
-}
-
 /** The page in the web app (src/web/registry.ts). The map's policy lets the basemap in. */
-export const mapAppPage: AppPage = {
+export const mapPage: AppPage = {
   path: '/app/map',
   title: 'Map',
   styles: ['public.css'],
   render: async ({ db, config, viewer, request, reply }) => {
     void reply.headers(mapPolicy(config));
-    return mapPage(db, config, viewer, request.query as Record<string, unknown>);
+    return mapView(db, config, viewer, request.query as Record<string, unknown>);
   },
 };

@@ -5,7 +5,7 @@ import type { MapStyle } from '../../config.ts';
 import { textToHtml } from '../../posts/posts.feeds.ts';
 import { html, Html } from '../../lib/html.ts';
 import { layout } from '../layout.ts';
-import { assetUrl } from '../map/map-assets.ts';
+import { mapFolderUrl } from '../assets.ts';
 import type { Entry, Person, PublicMedium } from './profile.logic.ts';
 
 export interface PersonLinks {
@@ -185,8 +185,8 @@ function mapSection(
 }
 
 function mapAssets(): Html {
-  return html`<link rel="stylesheet" href="${assetUrl('maplibre-gl.css')}" />
-    <script type="module" src="${assetUrl('waypost-map.js')}"></script>`;
+  return html`<link rel="stylesheet" href="${mapFolderUrl('maplibre-gl.css')}" />
+    <script type="module" src="${mapFolderUrl('waypost-map.js')}"></script>`;
 }
 
 export interface ProfileView {

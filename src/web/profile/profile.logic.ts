@@ -1,5 +1,5 @@
 // What a person's public pages show (docs/web-public.md): their profile fields, a page of public
-// posts with their public media, and where the map opens. Read through the same functions and
+// posts with their public media (where the map opens: src/web/map/latest-place.ts). Read through the same functions and
 // scope rule as the public collections, so a page never shows what `GET /posts/public/<username>`
 // would not.
 import type { Db } from '../../db/database.ts';
@@ -7,7 +7,6 @@ import type { Cursors } from '../../core/cursors.ts';
 import type { Page } from '../../items/items.logic.ts';
 import { selectVisible } from '../../items/items.repo.ts';
 import type { PageVersion } from '../../items/public-pages.ts';
-import { listLocations } from '../../locations/locations.logic.ts';
 import { selectMediaByIds, type MediumRow } from '../../media/media.repo.ts';
 import { listPosts, publicMediaOf, toPost, type Post } from '../../posts/posts.logic.ts';
 import { deliveriesForPosts } from '../../services/deliveries.logic.ts';
@@ -107,20 +106,4 @@ export async function publicEntry(db: Db, baseUrl: string, person: Person, id: s
   const post = toPost(row, person.username, places, await publicMediaOf(db, person.id, [row]));
   const [entry] = await withMedia(db, baseUrl, person, [post]);
   return entry;
-}
-
-/**
- * Where the profile's map opens: the person's latest public point as the public collection
- * serves it (rounded to their precision), or undefined when they have none.
- */
-export async function latestPublicPlace(
-  db: Db,
-  person: Pick<Person, 'id' | 'username'>,
-  cursors: Cursors,
-): Promise<{ lat: number; lon: number } | undefined> {
-  const owner = { id: person.id, username: person.username };
-  const query = { count: 1, order: 'desc' as const };
-  const page = await listLocations(db, { owner, scope: 'public', query, byOwner: false, exact: false, cursors });
-  const latest = page.items[0];
-  return latest ? { lat: latest.lat, lon: latest.lon } : undefined;
 }

@@ -13,9 +13,10 @@ import type { Db } from '../../db/database.ts';
 import type { Cursors } from '../../core/cursors.ts';
 import { AppError } from '../../core/errors.ts';
 import { checkpoint, publicCopy, type PageCache } from '../../items/public-pages.ts';
-import { mapPolicy } from '../map/map-assets.ts';
+import { mapPolicy } from '../map/map-policy.ts';
 import { badRequestHtml, notFoundHtml, personLinks, postHtml, profileHtml } from './profile.html.ts';
-import { latestPublicPlace, personByUsername, profileEntries, publicEntry, type Person } from './profile.logic.ts';
+import { latestPublicPlace } from '../map/latest-place.ts';
+import { personByUsername, profileEntries, publicEntry, type Person } from './profile.logic.ts';
 
 const HTML = 'text/html; charset=utf-8';
 

@@ -4,7 +4,7 @@ import { listServices } from '../../services/services.logic.ts';
 import type { AppPage } from '../page.ts';
 import { isTracker, trackersBody } from './trackers.html.ts';
 
-export const trackersAppPage: AppPage = {
+export const trackersPage: AppPage = {
   path: '/app/trackers',
   title: 'Trackers',
   styles: ['public.css'],

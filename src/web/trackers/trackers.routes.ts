@@ -18,12 +18,13 @@ import { AppError } from '../../core/errors.ts';
 import { secretsKey } from '../../services/secrets.ts';
 import { createService, getService, listServices, rotateIngestToken } from '../../services/services.logic.ts';
 import { APP_PAGES } from '../registry.ts';
-import { appPage, viewerOf, type Viewer } from '../signed-in.ts';
+import type { Viewer } from '../page.ts';
+import { appPage, viewerOf } from '../signed-in.ts';
 import { isTracker, setupHtml, trackersBody, TRACKER_TYPES, type TrackersView } from './trackers.html.ts';
 
 type Form = { csrf?: string; type?: string; name?: string };
 
-export async function trackersRoutes(app: FastifyInstance, { db, config }: { db: Db; config: Config }) {
+export async function trackerPagesRoutes(app: FastifyInstance, { db, config }: { db: Db; config: Config }) {
   await app.register(formbody);
   const { baseUrl } = config;
   const key = secretsKey(config.secretKey);

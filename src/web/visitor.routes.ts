@@ -105,7 +105,7 @@ export async function homeForVisitor(
   });
 }
 
-export async function pagesRoutes(app: FastifyInstance, { db, config }: { db: Db; config: Config }) {
+export async function visitorRoutes(app: FastifyInstance, { db, config }: { db: Db; config: Config }) {
   await app.register(formbody);
   const hide = { schema: { hide: true } };
   const csrf = (request: FastifyRequest, reply: FastifyReply) =>
