@@ -4,7 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import { makeZip } from '../../test/zip.ts';
 import { readers, type FormatName } from './readers/index.ts';
-import { READ_LIMITS, nestsTooDeep, type ImportRecord } from './readers/reader.ts';
+import { READ_LIMITS, type ImportRecord } from './readers/reader.ts';
+import { nestsTooDeep } from '../lib/json-depth.ts';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
