@@ -1,4 +1,5 @@
-// `npm run check`: type-check, lint, format check and no folders that import each other; any
+// `npm run check`: type-check, lint, format check and no imports that run in a circle
+// (folders or files), no link from code to a docs section that does not exist; any
 // warning fails.
 import { spawnSync } from 'node:child_process';
 
@@ -6,7 +7,8 @@ const steps: [string, string[]][] = [
   ['type-check', ['node_modules/typescript/bin/tsc', '--noEmit', '-p', 'tsconfig.json']],
   ['lint', ['node_modules/eslint/bin/eslint.js', '--max-warnings', '0', '.']],
   ['format', ['node_modules/prettier/bin/prettier.cjs', '--check', '--log-level', 'warn', '.']],
-  ['folder-cycles', ['scripts/folder-cycles.ts']],
+  ['import-cycles', ['scripts/import-cycles.ts']],
+  ['doc-links', ['scripts/doc-links.ts']],
 ];
 
 let failed = false;

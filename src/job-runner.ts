@@ -7,7 +7,7 @@ import type { Database, DatabaseOptions } from './db/database.ts';
 import { HOUSEKEEPING_JOB, housekeepingHandler, scheduleHousekeeping } from './housekeeping/housekeeping.job.ts';
 import type { Purged } from './housekeeping/housekeeping.ts';
 import { IMPORT_JOB, importHandler } from './imports/imports.job.ts';
-import type { RestoreDeps } from './imports/restore/restore.run.ts';
+import type { RestoreDeps } from './archive/restore/restore.phase.ts';
 import { createOutbound, type Outbound } from './lib/ssrf.ts';
 import { findMediaTools } from './media/media.ffmpeg.ts';
 import type { FetchDeps } from './media/media.fetch.ts';
@@ -70,7 +70,7 @@ export function lazyMedia(config: Config) {
   };
 }
 
-/** What restoring a Waypost export needs (src/imports/restore/). */
+/** What restoring a Waypost export needs (src/archive/restore/). */
 export function restoreDeps(config: Config, media: ReturnType<typeof lazyMedia>): RestoreDeps {
   return {
     storage: mediaStorage(config.dataDir),

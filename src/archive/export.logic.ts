@@ -23,12 +23,20 @@ import { readSettingsObject } from '../settings/settings.api.ts';
 import { listViews } from '../views/views.logic.ts';
 import { exportCounts, mediaFilesAfter, ownItemBatches } from './export.repo.ts';
 import { exportReadme } from './export.readme.ts';
-
-export const EXPORT_FORMAT = 'waypost-export';
-export const EXPORT_VERSION = 1;
-
-/** RFC 8142: every GeoJSON text of a sequence starts with RS and ends with LF. */
-const RS = '\u001e';
+import {
+  archivePath,
+  ENTRIES,
+  RS,
+  type ExportOwner,
+  type Fields,
+  type SettingsRecord,
+  type ServiceRecord,
+  type GroupRecord,
+  type ViewRecord,
+  type PostRecord,
+  type MediumRecord,
+  type LocationRecord,
+} from './format.ts';
 
 /**
  * Deflate level of the JSON files: 1, not zlib's default 6. Measured on 59 MB of location
@@ -38,43 +46,6 @@ const TEXT_COMPRESSION = 1;
 
 /** How many media files are queued in the archive at a time (each one a stat and a small record). */
 const FILE_BATCH = 200;
-
-const EXTENSIONS: Record<string, string> = {
-  'image/jpeg': 'jpg',
-  'image/png': 'png',
-  'image/gif': 'gif',
-  'image/webp': 'webp',
-  'image/avif': 'avif',
-  'image/heic': 'heic',
-  'image/heif': 'heif',
-  'image/tiff': 'tif',
-  'image/bmp': 'bmp',
-  'video/mp4': 'mp4',
-  'video/quicktime': 'mov',
-  'video/webm': 'webm',
-  'video/x-matroska': 'mkv',
-  'video/x-msvideo': 'avi',
-  'audio/mpeg': 'mp3',
-  'audio/mp4': 'm4a',
-  'audio/ogg': 'ogg',
-  'audio/opus': 'opus',
-  'audio/wav': 'wav',
-  'audio/x-wav': 'wav',
-  'audio/flac': 'flac',
-  'audio/x-flac': 'flac',
-  'audio/aac': 'aac',
-};
-
-/** Where a medium's original lies in the archive: one file per content, named by its hash. */
-export function archivePath(sha256: string, mimeType: string): string {
-  const ext = EXTENSIONS[mimeType] ?? /^[a-z0-9]{1,8}$/.exec(mimeType.split('/')[1] ?? '')?.[0] ?? 'bin';
-  return `media/${sha256}.${ext}`;
-}
-
-export interface ExportOwner {
-  id: string;
-  username: string;
-}
 
 export interface ExportOptions {
   baseUrl: string;
@@ -132,15 +103,15 @@ export async function exportArchive(db: Db, storage: Storage, owner: ExportOwner
       callback(null, stream);
     });
 
-  zip.addBuffer(Buffer.from(exportReadme({ owner, baseUrl: options.baseUrl, now })), 'README.txt', entry);
-  zip.addBuffer(json(settings), 'settings.json', entry);
+  zip.addBuffer(Buffer.from(exportReadme({ owner, baseUrl: options.baseUrl, now })), ENTRIES.readme, entry);
+  zip.addBuffer(json(settings satisfies SettingsRecord), ENTRIES.settings, entry);
   // Service objects as the API shows them: every secret is replaced by a marker, never written.
-  zip.addBuffer(json(services), 'services.json', entry);
-  zip.addBuffer(json(groups), 'groups.json', entry);
-  zip.addBuffer(json(views), 'views.json', entry);
+  zip.addBuffer(json(services satisfies ServiceRecord[]), ENTRIES.services, entry);
+  zip.addBuffer(json(groups satisfies GroupRecord[]), ENTRIES.groups, entry);
+  zip.addBuffer(json(views satisfies ViewRecord[]), ENTRIES.views, entry);
 
   add(
-    'posts.jsonl',
+    ENTRIES.posts,
     lazily(async function* () {
       for await (const rows of ownItemBatches(db, 'posts', owner.id)) {
         const deliveries = await deliveriesForPosts(
@@ -153,7 +124,7 @@ export async function exportArchive(db: Db, storage: Storage, owner: ExportOwner
         yield rows
           .map((row) => {
             const post = toPost(row, owner.username, EXACT_PLACES, new Set(JSON.parse(row.media_ids) as string[]));
-            return `${JSON.stringify({ ...post, deliveries: deliveries.get(row.id) ?? [] })}\n`;
+            return `${JSON.stringify({ ...post, deliveries: deliveries.get(row.id) ?? [] } satisfies PostRecord)}\n`;
           })
           .join('');
         progress(rows.length);
@@ -161,13 +132,13 @@ export async function exportArchive(db: Db, storage: Storage, owner: ExportOwner
     }),
   );
   add(
-    'media.jsonl',
+    ENTRIES.media,
     lazily(async function* () {
       for await (const rows of ownItemBatches(db, 'media', owner.id)) {
         yield rows
           .map((row) => {
             const medium = toMedium(row, owner.username, options.baseUrl, EXACT_PLACES, 'original');
-            return `${JSON.stringify({ ...medium, file: archivePath(row.sha256, row.mime_type) })}\n`;
+            return `${JSON.stringify({ ...medium, file: archivePath(row.sha256, row.mime_type) } satisfies Fields<MediumRecord>)}\n`;
           })
           .join('');
         progress(rows.length);
@@ -175,12 +146,12 @@ export async function exportArchive(db: Db, storage: Storage, owner: ExportOwner
     }),
   );
   add(
-    'locations.geojsonseq',
+    ENTRIES.locations,
     lazily(async function* () {
       for await (const rows of ownItemBatches(db, 'locations', owner.id)) {
         const points = rows.map((row) => toLocation(row, owner.username, EXACT_PLACES));
         yield toGeoJson(points)
-          .features.map((feature) => `${RS}${JSON.stringify(feature)}\n`)
+          .features.map((feature) => `${RS}${JSON.stringify(feature satisfies Fields<LocationRecord>)}\n`)
           .join('');
         progress(rows.length);
       }
@@ -220,7 +191,7 @@ export async function exportArchive(db: Db, storage: Storage, owner: ExportOwner
   const finish = () => {
     if (missing.length > 0) {
       const lines = missing.map((name) => `${name}\n`).join('');
-      zip.addBuffer(Buffer.from(lines), 'missing-media.txt', entry);
+      zip.addBuffer(Buffer.from(lines), ENTRIES.missingMedia, entry);
     }
     zip.end();
   };

@@ -1,10 +1,10 @@
 // README.txt of an export: what each file holds and in which format, so the archive explains
 // itself to a person or a program years from now without this server (docs/data-ownership.md).
-import type { ExportOwner } from './export.logic.ts';
+import { EXPORT_FORMAT, EXPORT_VERSION, type ExportOwner } from './format.ts';
 
 export function exportReadme({ owner, baseUrl, now }: { owner: ExportOwner; baseUrl: string; now: Date }): string {
-  return `format: waypost-export
-version: 1
+  return `format: ${EXPORT_FORMAT}
+version: ${EXPORT_VERSION}
 username: ${owner.username}
 server: ${baseUrl}
 exported_at: ${now.toISOString()}
@@ -13,7 +13,7 @@ This archive holds everything the account above owned on a Waypost server when i
 its posts, media (with every original file), location history, views, settings, services and
 service groups. Text is UTF-8. Times are Unix epoch seconds (fractions allowed); coordinates are
 WGS84 decimal degrees, exact (never rounded as the public sees them). The objects have the shape
-the Waypost API gives their owner (see the server's /openapi.json), in format version 1.
+the Waypost API gives their owner (see the server's /openapi.json), in format version ${EXPORT_VERSION}.
 
 README.txt
   This file. Its first lines are "key: value" pairs; "format" and "version" name the format.

@@ -9,6 +9,7 @@ import { problems } from '../http/schemas.ts';
 import { ownerById } from '../items/items.logic.ts';
 import { mediaStorage } from '../media/media.storage.ts';
 import { exportArchive } from './export.logic.ts';
+import { EXPORT_FORMAT, EXPORT_VERSION } from './format.ts';
 
 export async function exportRoutes(
   fastify: FastifyInstance,
@@ -25,7 +26,8 @@ export async function exportRoutes(
         description:
           'Needs a token with `export` (401 `insufficient_scope` without it), or the signed-in browser session of ' +
           '/account. Streams a ZIP (`Content-Disposition: attachment`) holding README.txt (format ' +
-          '`waypost-export`, version 1, and what each file is), posts.jsonl, media.jsonl, every original under ' +
+          `\`${EXPORT_FORMAT}\`, version ${EXPORT_VERSION}, and what each file is), ` +
+          'posts.jsonl, media.jsonl, every original under ' +
           'media/<sha256>.<ext>, locations.geojsonseq (RFC 8142), views.json, settings.json, services.json (every ' +
           'secret left out) and groups.json; private items included, coordinates exact. The archive is written ' +
           'as it is read, with no length known in advance: a download that breaks off is started again (no ' +

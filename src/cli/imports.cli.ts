@@ -10,7 +10,7 @@ import type { Database } from '../db/database.ts';
 import { IMPORT_JOB, IMPORT_MAX_ATTEMPTS, importHandler, type ImportPayload } from '../imports/imports.job.ts';
 import { createImport, getImport, type Import } from '../imports/imports.logic.ts';
 import type { ImportRow } from '../imports/imports.repo.ts';
-import type { RestoreDeps } from '../imports/restore/restore.run.ts';
+import type { RestoreDeps } from '../archive/restore/restore.phase.ts';
 import { lazyMedia, restoreDeps } from '../job-runner.ts';
 import { extendLease, finishJob } from '../jobs/jobs.repo.ts';
 import type { Job } from '../jobs/worker.ts';

@@ -4,9 +4,9 @@
 // is described, for the 400 that refuses it.
 import { fileTypeFromBuffer } from 'file-type';
 import { open } from 'node:fs/promises';
+import { ENTRIES, EXPORT_FORMAT, EXPORT_MARKER } from '../archive/format.ts';
 import { csvHeader } from './readers/csv.ts';
 import type { FormatName } from './readers/formats.ts';
-import { EXPORT_MARKER, RESTORE_FORMAT } from './restore/archive.ts';
 import {
   entryHead,
   entryName,
@@ -16,14 +16,14 @@ import {
   isZip,
   openZip,
   ZIP_LIMITS,
-} from './readers/zipfile.ts';
+} from '../lib/zipfile.ts';
 
 /** How much of a file detection reads. */
 export const HEAD_BYTES = 64 * 1024;
 
 export type Detection = { format: FormatName } | { format: null; seen: string };
 /** What a file is: a location format, a Waypost export to restore, or neither. */
-export type FileDetection = Detection | { format: typeof RESTORE_FORMAT };
+export type FileDetection = Detection | { format: typeof EXPORT_FORMAT };
 
 const TIMELINE_KEYS = new Set(['semanticSegments', 'rawSignals', 'userLocationProfile']);
 
@@ -134,7 +134,7 @@ async function detectZip(path: string, filename: string): Promise<FileDetection>
       names.push(name);
       const head = await entryHead(zip, entry, HEAD_BYTES);
       // A Waypost export says so in the first line of its README.txt.
-      if (name === 'README.txt' && EXPORT_MARKER.test(head.toString('utf8'))) return { format: RESTORE_FORMAT };
+      if (name === ENTRIES.readme && EXPORT_MARKER.test(head.toString('utf8'))) return { format: EXPORT_FORMAT };
       const found = await detectHead(head);
       if (found.format === 'kml' && (name === 'doc.kml' || /\.kmz$/i.test(filename))) return { format: 'kmz' };
       if (found.format && found.format !== 'zip') return { format: 'zip' };

@@ -3,6 +3,8 @@
 import { mkdirSync } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { EXPORT_FORMAT } from '../archive/format.ts';
+import { emptyCounts, type RestoreCounts } from '../archive/restore/restore.phase.ts';
 import type { Db } from '../db/database.ts';
 import type { ScopeValue } from '../db/schema.ts';
 import { insufficientScope } from '../core/caller.ts';
@@ -25,7 +27,6 @@ import {
 } from './imports.repo.ts';
 import type { ImportError } from './imports.run.ts';
 import { FORMATS, isFormat } from './readers/formats.ts';
-import { emptyCounts, RESTORE_FORMAT, type RestoreCounts } from './restore/restore.run.ts';
 import { READS_PRIVATE } from '../items/access.ts';
 
 /**
@@ -43,7 +44,7 @@ export const RESTORE_PERMISSIONS: readonly Permission[] = [
 ];
 
 /** Every `format` of an import: the location formats, and a Waypost export to restore. */
-export const IMPORT_FORMATS = [...FORMATS, RESTORE_FORMAT];
+export const IMPORT_FORMATS = [...FORMATS, EXPORT_FORMAT];
 
 export interface Import {
   id: string;
@@ -103,7 +104,7 @@ export interface NewImport {
 
 function checkFields(input: NewImport): { format: string | undefined; scope: ScopeValue | undefined } {
   const { format, scope } = input;
-  if (format !== undefined && !isFormat(format) && format !== RESTORE_FORMAT) {
+  if (format !== undefined && !isFormat(format) && format !== EXPORT_FORMAT) {
     throw badRequest(`format must be one of ${IMPORT_FORMATS.join(', ')}; leave it out to have it detected.`, [
       { path: 'body/format', message: `must be one of ${IMPORT_FORMATS.join(', ')}` },
     ]);
@@ -148,7 +149,7 @@ export async function createImport(db: Db, input: NewImport, options: CreateImpo
   try {
     const fields = checkFields(input);
     const format = fields.format ?? (await detectOrRefuse(input.path, input.filename));
-    if (format === RESTORE_FORMAT && options.permissions) {
+    if (format === EXPORT_FORMAT && options.permissions) {
       const missing = RESTORE_PERMISSIONS.find((permission) => !options.permissions!.has(permission));
       if (missing) throw insufficientScope(missing);
     }
@@ -175,7 +176,7 @@ export async function createImport(db: Db, input: NewImport, options: CreateImpo
       skipped: 0,
       checkpoint: 0,
       errors: '[]',
-      items: format === RESTORE_FORMAT ? JSON.stringify(emptyCounts()) : null,
+      items: format === EXPORT_FORMAT ? JSON.stringify(emptyCounts()) : null,
       created_at: options.now,
       started_at: null,
       finished_at: null,

@@ -6,6 +6,9 @@
 // checks that the import is still running (DELETE cancels it) and keeps its job's lease.
 import { createReadStream } from 'node:fs';
 import { access } from 'node:fs/promises';
+import { EXPORT_FORMAT } from '../archive/format.ts';
+import type { RestoreDeps } from '../archive/restore/restore.phase.ts';
+import { runRestore } from '../archive/restore/restore.run.ts';
 import type { Database, Db } from '../db/database.ts';
 import { newIds } from '../lib/ids.ts';
 import {
@@ -18,7 +21,6 @@ import {
 } from './imports.repo.ts';
 import { isFormat } from './readers/formats.ts';
 import { readers } from './readers/index.ts';
-import { RESTORE_FORMAT, runRestore, type RestoreDeps } from './restore/restore.run.ts';
 import type { ImportRecord } from './readers/reader.ts';
 
 /** Errors kept on an import (the first ones). */
@@ -73,15 +75,17 @@ export async function runImport(options: RunOptions, importId: string): Promise<
   await access(row.file_path).catch(() => {
     throw permanent('the uploaded file is gone');
   });
-  if (row.format === RESTORE_FORMAT) {
+  if (row.format === EXPORT_FORMAT) {
     if (!options.restore) throw permanent('this worker cannot restore exports');
+    const { onBatch } = options;
     return runRestore(
       {
         database,
         now,
         deps: options.restore,
         renewLease: options.renewLease,
-        onBatch: options.onBatch,
+        save: (trx, progress, at) => saveProgress(trx, importId, progress, at),
+        onBatch: onBatch && ((progress, at) => onBatch({ ...row, ...progress, status: 'running', updated_at: at })),
         batchRecords: options.batchRecords ?? RESTORE_BATCH_RECORDS,
       },
       row,

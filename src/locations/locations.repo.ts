@@ -31,8 +31,13 @@ export const LOCATION_FIELDS = [
 ] as const satisfies readonly (keyof LocationRow)[];
 export type LocationFields = Pick<LocationRow, (typeof LOCATION_FIELDS)[number]>;
 
-/** The columns an insert writes: the point's, its owner and whether a privacy zone hides it. */
-const LOCATION_COLUMNS = ['user_id', ...LOCATION_FIELDS, 'hidden'] as const satisfies readonly (keyof LocationRow)[];
+/** The columns an insert writes: the point's, its owner, its import (if any) and whether a privacy zone hides it. */
+const LOCATION_COLUMNS = [
+  'user_id',
+  ...LOCATION_FIELDS,
+  'import_id',
+  'hidden',
+] as const satisfies readonly (keyof LocationRow)[];
 
 /**
  * Inserts a batch in one statement (atomic); a point already stored is skipped. Returns how many
@@ -45,7 +50,11 @@ export async function insertLocations(db: Db, rows: LocationRow[]): Promise<numb
     db,
     rows.map((row) => row.user_id),
   );
-  const flagged = rows.map((row) => ({ ...row, hidden: rules.get(row.user_id)?.(row.lat, row.lon) ? 1 : 0 }));
+  const flagged = rows.map((row) => ({
+    ...row,
+    import_id: row.import_id ?? null,
+    hidden: rules.get(row.user_id)?.(row.lat, row.lon) ? 1 : 0,
+  }));
   const stored = await insertManyIgnoringConflicts(db, 'locations', LOCATION_COLUMNS, flagged, [
     'user_id',
     'time',

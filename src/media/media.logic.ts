@@ -16,6 +16,7 @@ import { LimitError } from './media.limits.ts';
 import { probe, sniff, withoutMetadataType } from './media.probe.ts';
 import {
   insertMedium,
+  mediumRow,
   publicCopyFacts,
   recordPublicCopy,
   selectMediaPage,
@@ -356,25 +357,20 @@ export async function createMedium(
     await placeShared(upload.file.path, original);
     if (thumb) await writeFileAtomic(storage, thumbnailPath(storage, sha256), thumb);
     const now = nowMs();
-    const row: MediumRow = {
-      user_id: userId,
+    const row = mediumRow({
+      userId,
       id: newId(),
       scope: fields.scope ?? settings.defaultScopes.media,
-      time: facts.takenMs ?? now,
-      created_at: now,
-      kind: facts.kind,
-      mime_type: facts.mimeType,
-      size,
-      sha256,
+      timeMs: facts.takenMs ?? now,
+      createdAtMs: now,
+      file: { kind: facts.kind, mimeType: facts.mimeType, size, sha256 },
       width: facts.width,
       height: facts.height,
       duration: facts.durationS,
-      lat: facts.location?.lat ?? null,
-      lon: facts.location?.lon ?? null,
+      location: facts.location,
       caption: fields.caption,
-      has_thumbnail: thumb ? 1 : 0,
-      source: null,
-    };
+      hasThumbnail: Boolean(thumb),
+    });
     await insertMedium(db, row);
     await settleShared(upload.file.path, original);
     if (thumb && !(await exists(thumbnailPath(storage, sha256)))) {

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
-import type { MediaTable } from '../db/schema.ts';
+import type { MediaTable, ScopeValue } from '../db/schema.ts';
 import { scopeRule, selectPage, type Audience, type PageQuery } from '../items/items.repo.ts';
 
 export type MediumRow = MediaTable;
@@ -17,8 +17,59 @@ export async function selectMediaByIds(db: Db, audience: Audience, ids: readonly
   return rows;
 }
 
+/** A new medium: its stored file and what is known of it (an upload's facts, a restored record). */
+export interface NewMedium {
+  userId: string;
+  id: string;
+  scope: ScopeValue;
+  timeMs: number;
+  createdAtMs: number;
+  /** The file as judged by its bytes, stored under its hash. */
+  file: { kind: string; mimeType: string; size: number; sha256: string };
+  width: number | null;
+  height: number | null;
+  duration: number | null;
+  location: { lat: number; lon: number } | null;
+  caption: string;
+  hasThumbnail: boolean;
+  /** The service it came from; null for an upload or a restore. */
+  source?: string | null;
+}
+
+/** A medium's row, made here for every way a medium comes in. */
+export function mediumRow(medium: NewMedium): MediumRow {
+  return {
+    user_id: medium.userId,
+    id: medium.id,
+    scope: medium.scope,
+    time: medium.timeMs,
+    created_at: medium.createdAtMs,
+    kind: medium.file.kind,
+    mime_type: medium.file.mimeType,
+    size: medium.file.size,
+    sha256: medium.file.sha256,
+    width: medium.width,
+    height: medium.height,
+    duration: medium.duration,
+    lat: medium.location?.lat ?? null,
+    lon: medium.location?.lon ?? null,
+    caption: medium.caption,
+    has_thumbnail: medium.hasThumbnail ? 1 : 0,
+    source: medium.source ?? null,
+  };
+}
+
 export async function insertMedium(db: Db, row: MediumRow): Promise<void> {
-  await db.insertInto('media').values(row).execute();
+  await insertMedia(db, [row]);
+}
+
+/** Several media in one statement (a restore's batch). */
+export async function insertMedia(db: Db, rows: readonly MediumRow[]): Promise<void> {
+  if (rows.length > 0)
+    await db
+      .insertInto('media')
+      .values([...rows])
+      .execute();
 }
 
 /** The owner's public media among `ids` (what may go out with a post), in no particular order. */

@@ -12,7 +12,16 @@ export function selectPostPage(db: Db, audience: Audience, page: PageQuery) {
 }
 
 export async function insertPost(db: Db, row: PostRow): Promise<void> {
-  await db.insertInto('posts').values(row).execute();
+  await insertPosts(db, [row]);
+}
+
+/** Several posts in one statement (a restore's batch). */
+export async function insertPosts(db: Db, rows: readonly PostRow[]): Promise<void> {
+  if (rows.length > 0)
+    await db
+      .insertInto('posts')
+      .values([...rows])
+      .execute();
 }
 
 /** The scope of each of these medium ids that belongs to the user; the others are left out. */

@@ -209,7 +209,7 @@ describe('POST /services/<id>', () => {
   });
 
   it('a restored service lacks its secrets: shown, 409 to enable without them, 200 with them', async () => {
-    // As src/imports/restore/ stores a service from an export: disabled, its secrets left out.
+    // As src/archive/restore/ stores a service from an export: disabled, its secrets left out.
     const id = newId();
     const now = Date.now();
     await t.database.db

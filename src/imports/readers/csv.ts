@@ -7,8 +7,8 @@
 // header's: comma, semicolon or tab; with semicolons a decimal comma ("48,1") is read too.
 // Times without an offset are taken as UTC.
 import { parse } from 'csv-parse';
+import { messageOf } from '../../lib/message-of.ts';
 import {
-  messageOf,
   peek,
   point,
   parseTime,

@@ -6,15 +6,8 @@
 // the bytes of the record being built (a value at the paths' depth, or any value beside them:
 // the parser builds it before it can drop it), and of one string or number.
 import { JSONParser, TokenType } from '@streamparser/json';
-import {
-  messageOf,
-  READ_LIMITS,
-  ReadLimitError,
-  tooDeep,
-  withoutBom,
-  type ImportRecord,
-  type ReadInput,
-} from './reader.ts';
+import { messageOf } from '../../lib/message-of.ts';
+import { READ_LIMITS, ReadLimitError, tooDeep, withoutBom, type ImportRecord, type ReadInput } from './reader.ts';
 
 /**
  * Turns one value found at a path into records (pushed onto `out`). `index` is its place in its

@@ -3,11 +3,11 @@
 // `lat`, `lon`, `tst` (epoch seconds; the line's own time when absent), `acc` (m), `alt` (m),
 // `vel` (km/h, stored as m/s) and `cog` (degrees). Other messages (transitions, waypoints,
 // lwt, cards, status) are not points and are passed over.
+import { messageOf } from '../../lib/message-of.ts';
+import { nestsTooDeep } from '../../lib/json-depth.ts';
 import {
   parseTime,
   point,
-  messageOf,
-  nestsTooDeep,
   READ_LIMITS,
   ReadLimitError,
   text,

@@ -5,6 +5,7 @@
 // ends early, it is not well-formed); the import counts and stores them (docs/imports.md).
 import { within, type Fix, type PointField } from '../../locations/point.ts';
 import { TIME_LIMIT_MS, TIME_LIMIT_S } from '../../lib/time.ts';
+import { JSON_DEPTH_MAX } from '../../lib/json-depth.ts';
 
 /**
  * The bounds every reader keeps, whatever the file (docs/imports.md "Limits"). Real files stay
@@ -14,7 +15,7 @@ import { TIME_LIMIT_MS, TIME_LIMIT_S } from '../../lib/time.ts';
  */
 export const READ_LIMITS = {
   /** Containers (JSON arrays and objects, XML elements) open at once. */
-  depth: 64,
+  depth: JSON_DEPTH_MAX,
   /** Bytes of one record (a JSON value in a list of records, or any value outside one) or of one XML element's text. */
   recordBytes: 16 * 1024 ** 2,
   /** Bytes of one line of a line format (a CSV row, an OwnTracks line). */
@@ -43,24 +44,6 @@ export const tooDeep = (where: string) =>
     where,
     `nests deeper than ${READ_LIMITS.depth} levels; the file was not read further`,
   );
-
-/** Whether JSON text nests deeper than READ_LIMITS.depth (scanned before JSON.parse builds it). */
-export function nestsTooDeep(text: string): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c)
-        i++; // a backslash escapes the next character
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x5b || c === 0x7b) {
-      if (++depth > READ_LIMITS.depth) return true;
-    } else if (c === 0x5d || c === 0x7d) depth--;
-  }
-  return false;
-}
 
 export interface PointRecord extends Fix {
   kind: 'point';
@@ -187,11 +170,6 @@ export async function* text(bytes: AsyncIterable<Uint8Array>): AsyncIterable<str
   }
   const rest = decoder.decode();
   if (rest) yield rest;
-}
-
-/** The message of an error a parser threw, for the import's errors. */
-export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /**

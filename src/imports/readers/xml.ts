@@ -7,7 +7,8 @@
 // Only an element without child elements keeps its text: whitespace between a track's points is
 // nobody's content, and would otherwise add up to megabytes in the track's element.
 import { SaxesParser } from 'saxes';
-import { messageOf, READ_LIMITS, ReadLimitError, text, tooDeep, type ImportRecord, type ReadInput } from './reader.ts';
+import { messageOf } from '../../lib/message-of.ts';
+import { READ_LIMITS, ReadLimitError, text, tooDeep, type ImportRecord, type ReadInput } from './reader.ts';
 
 export interface XmlVisitor {
   open?(name: string, attributes: Record<string, string>, out: ImportRecord[]): void;

@@ -5,8 +5,17 @@
 // the import's errors and passed over.
 import { detectHead, HEAD_BYTES } from '../detect.ts';
 import type { FormatName } from './formats.ts';
-import { messageOf, peek, type ImportRecord, type Reader } from './reader.ts';
-import { entryName, entryRefusal, isDirectory, isMacMetadata, openEntry, openZip, ZIP_LIMITS } from './zipfile.ts';
+import { messageOf } from '../../lib/message-of.ts';
+import {
+  entryName,
+  entryRefusal,
+  isDirectory,
+  isMacMetadata,
+  openEntry,
+  openZip,
+  ZIP_LIMITS,
+} from '../../lib/zipfile.ts';
+import { peek, type ImportRecord, type Reader } from './reader.ts';
 
 export function zipReader(registry: () => Record<FormatName, Reader>): Reader {
   return {

@@ -1,19 +1,90 @@
-// The records of a Waypost export (format version 1, docs/data-ownership.md) as a restore
-// accepts them: the API's object shapes, with the bounds the API puts on what it stores, so a
-// record that could not have come from a Waypost server is refused (with the reason) rather
-// than stored. Unknown fields are ignored: a later version may add some.
-import { Type, type Static, type TSchema } from 'typebox';
-import { Compile } from 'typebox/compile';
-import { SERVICE_TYPES } from '../../services/connectors/index.ts';
-import { BIO_MAX, DISPLAY_NAME_MAX } from '../../users/users.rules.ts';
-import { PRECISION_MAX_M } from '../../privacy/places.ts';
-import { TEXT_MAX, POST_MEDIA_MAX } from '../../posts/posts.schemas.ts';
-import { CAPTION_MAX } from '../../media/media.schemas.ts';
-import { DESCRIPTION_MAX, NAME_MAX, SOURCES_MAX, TEXT_FILTER_MAX } from '../../views/views.schemas.ts';
-import { TIME_LIMIT_S } from '../../lib/time.ts';
+// The Waypost export format (docs/data-ownership.md), declared once for both sides: its name
+// and version, where each file lies in the archive, and each file's records. The export
+// (export.logic.ts) writes them; a restore (restore/) reads them back as untrusted input.
+import { Type, type Static, type TLiteral, type TUnion } from 'typebox';
+import { SERVICE_TYPES } from '../services/connectors/index.ts';
+import { BIO_MAX, DISPLAY_NAME_MAX } from '../users/users.rules.ts';
+import { PRECISION_MAX_M } from '../privacy/places.ts';
+import { TEXT_MAX, POST_MEDIA_MAX } from '../posts/posts.schemas.ts';
+import { CAPTION_MAX } from '../media/media.schemas.ts';
+import { TIME_LIMIT_S } from '../lib/time.ts';
+import { DESCRIPTION_MAX, NAME_MAX, SOURCES_MAX, TEXT_FILTER_MAX } from '../views/views.schemas.ts';
+
+/** The format's name: README.txt's `format`, and the `format` of an import that restores one. */
+export const EXPORT_FORMAT = 'waypost-export';
+/** The version this server writes. */
+export const EXPORT_VERSION = 1;
+
+/** The head of README.txt says this is a Waypost export. */
+export const EXPORT_MARKER = new RegExp(`^format: ${EXPORT_FORMAT}\\r?\\n`);
+
+/** The files of an archive, by what they hold (media files are under `archivePath`). */
+export const ENTRIES = {
+  readme: 'README.txt',
+  settings: 'settings.json',
+  services: 'services.json',
+  groups: 'groups.json',
+  views: 'views.json',
+  posts: 'posts.jsonl',
+  media: 'media.jsonl',
+  locations: 'locations.geojsonseq',
+  missingMedia: 'missing-media.txt',
+} as const;
+
+/** The folder of the media files: `archivePath`. */
+export const MEDIA_FOLDER = 'media';
+
+/** RFC 8142: every GeoJSON text of a sequence starts with RS (and ends with LF). */
+export const RS = '\u001e';
+
+/** Who the archive belongs to, as README.txt names them. */
+export interface ExportOwner {
+  id: string;
+  username: string;
+}
+
+const EXTENSIONS: Record<string, string> = {
+  'image/jpeg': 'jpg',
+  'image/png': 'png',
+  'image/gif': 'gif',
+  'image/webp': 'webp',
+  'image/avif': 'avif',
+  'image/heic': 'heic',
+  'image/heif': 'heif',
+  'image/tiff': 'tif',
+  'image/bmp': 'bmp',
+  'video/mp4': 'mp4',
+  'video/quicktime': 'mov',
+  'video/webm': 'webm',
+  'video/x-matroska': 'mkv',
+  'video/x-msvideo': 'avi',
+  'audio/mpeg': 'mp3',
+  'audio/mp4': 'm4a',
+  'audio/ogg': 'ogg',
+  'audio/opus': 'opus',
+  'audio/wav': 'wav',
+  'audio/x-wav': 'wav',
+  'audio/flac': 'flac',
+  'audio/x-flac': 'flac',
+  'audio/aac': 'aac',
+};
+
+/** Where a medium's original lies in the archive: one file per content, named by its hash. */
+export function archivePath(sha256: string, mimeType: string): string {
+  const ext = EXTENSIONS[mimeType] ?? /^[a-z0-9]{1,8}$/.exec(mimeType.split('/')[1] ?? '')?.[0] ?? 'bin';
+  return `${MEDIA_FOLDER}/${sha256}.${ext}`;
+}
+
+// The records of version 1 as a restore accepts them: the API's object shapes, with the bounds
+// the API puts on what it stores, so a record that could not have come from a Waypost server
+// is refused (with the reason) rather than stored. Unknown fields are ignored: a later version
+// may add some.
 
 /** Ids as the API makes them (ULIDs), or any other short URL-safe id a later version might use. */
 export const Id = Type.String({ pattern: '^[0-9A-Za-z_-]{1,64}$' });
+/** One of `values`: a union of their literals, typed as one of them. */
+const oneOf = <const V extends string>(values: readonly V[]) =>
+  Type.Union(values.map((value) => Type.Literal(value))) as unknown as TUnion<[TLiteral<V>]>;
 const Scope = Type.Union([Type.Literal('public'), Type.Literal('private')]);
 /** Epoch seconds within the range the API takes. */
 const Seconds = Type.Number({ minimum: -TIME_LIMIT_S, maximum: TIME_LIMIT_S });
@@ -36,7 +107,7 @@ export const SettingsRecord = Type.Object({
 
 export const ServiceRecord = Type.Object({
   id: Id,
-  type: Type.Union(SERVICE_TYPES.map((type) => Type.Literal(type))),
+  type: oneOf(SERVICE_TYPES),
   name: Type.String({ minLength: 1, maxLength: 100 }),
   enabled: Type.Boolean(),
   config: Type.Record(
@@ -60,7 +131,7 @@ export const ViewRecord = Type.Object({
   id: Id,
   name: Type.String({ minLength: 1, maxLength: NAME_MAX }),
   description: Type.String({ maxLength: DESCRIPTION_MAX }),
-  kinds: Type.Array(Type.Union(['posts', 'media', 'locations'].map((k) => Type.Literal(k))), {
+  kinds: Type.Array(oneOf(['posts', 'media', 'locations']), {
     minItems: 1,
     maxItems: 3,
     uniqueItems: true,
@@ -81,7 +152,7 @@ export const ViewRecord = Type.Object({
 export const MediumRecord = Type.Object({
   id: Id,
   scope: Scope,
-  kind: Type.Union(['image', 'video', 'audio', 'other'].map((k) => Type.Literal(k))),
+  kind: oneOf(['image', 'video', 'audio', 'other']),
   mime_type: Type.String({ minLength: 3, maxLength: 100, pattern: '^[a-z0-9.+-]+/[a-z0-9.+-]+$' }),
   size: Type.Integer({ minimum: 0 }),
   sha256: Type.String({ pattern: '^[0-9a-f]{64}$' }),
@@ -97,7 +168,7 @@ export const MediumRecord = Type.Object({
 
 export const DeliveryRecord = Type.Object({
   service_id: Id,
-  status: Type.Union(['pending', 'delivered', 'failed', 'cancelled'].map((s) => Type.Literal(s))),
+  status: oneOf(['pending', 'delivered', 'failed', 'cancelled']),
   attempts: Type.Integer({ minimum: 0, maximum: 1000 }),
   remote_url: Nullable(Type.String({ maxLength: 4096 })),
   remote_id: Type.Optional(Nullable(Type.String({ maxLength: 4096 }))),
@@ -145,13 +216,11 @@ export type MediumRecord = Static<typeof MediumRecord>;
 export type PostRecord = Static<typeof PostRecord>;
 export type LocationRecord = Static<typeof LocationRecord>;
 
-/** A checker: the value typed, or a message naming the first field at fault. */
-export function checker<T extends TSchema>(schema: T) {
-  const compiled = Compile(schema);
-  return (value: unknown): { ok: true; value: Static<T> } | { ok: false; message: string } => {
-    if (compiled.Check(value)) return { ok: true, value };
-    const first = [...compiled.Errors(value)][0];
-    const path = first?.instancePath ? first.instancePath : '/';
-    return { ok: false, message: `${path} ${first?.message ?? 'is invalid'}` };
-  };
-}
+/**
+ * Every field of a record, of any type: what the export is checked against where the API object
+ * it writes is typed more loosely than the record (a medium's hash and size are null for a
+ * stranger; a GeoJSON position is an array). Objects within are checked the same way.
+ */
+export type Fields<R> = {
+  [K in keyof R]-?: R[K] extends readonly unknown[] ? unknown : R[K] extends object ? Fields<R[K]> : unknown;
+};

@@ -12,8 +12,10 @@ import {
   openZip,
   type ZipEntry,
   type ZipFile,
-} from '../readers/zipfile.ts';
-import { messageOf, nestsTooDeep, READ_LIMITS } from '../readers/reader.ts';
+} from '../../lib/zipfile.ts';
+import { JSON_DEPTH_MAX, nestsTooDeep } from '../../lib/json-depth.ts';
+import { messageOf } from '../../lib/message-of.ts';
+import { RS } from '../format.ts';
 
 export const RESTORE_LIMITS = {
   /** Entries in the archive: one per distinct media file, plus the ten others. */
@@ -88,7 +90,7 @@ export async function entryBytes(archive: ExportArchive, entry: ZipEntry, maxByt
 }
 
 /** JSON.parse builds every level it reads before it returns: the depth is checked first. */
-const TOO_DEEP = `import_too_deep: nests deeper than ${READ_LIMITS.depth} levels; not read`;
+const TOO_DEEP = `import_too_deep: nests deeper than ${JSON_DEPTH_MAX} levels; not read`;
 
 /** A whole small JSON file, parsed; throws a message saying what is wrong. */
 export async function readJsonEntry(archive: ExportArchive, name: string): Promise<unknown> {
@@ -107,7 +109,7 @@ export async function readJsonEntry(archive: ExportArchive, name: string): Promi
 }
 
 /** The record separator that starts each GeoJSON text of a sequence (RFC 8142). */
-const RS = new RegExp(`^${String.fromCharCode(0x1e)}`);
+const LEADING_RS = new RegExp(`^${RS}`);
 
 export type Line = { line: number; value: unknown } | { line: number; error: string };
 
@@ -131,7 +133,7 @@ export async function* readLines(
     if (tooLong) {
       yield { line, error: `is longer than ${RESTORE_LIMITS.lineBytes} bytes; not read` };
     } else {
-      const text = Buffer.concat(pending, pendingLength).toString('utf8').replace(RS, '').replace(/\r$/, '');
+      const text = Buffer.concat(pending, pendingLength).toString('utf8').replace(LEADING_RS, '').replace(/\r$/, '');
       if (nestsTooDeep(text)) yield { line, error: TOO_DEEP };
       else if (text.trim() !== '') {
         try {
@@ -180,9 +182,3 @@ export function readmeFields(text: string): Map<string, string> {
   }
   return fields;
 }
-
-/** The `format` of an import that restores a Waypost export. */
-export const RESTORE_FORMAT = 'waypost-export';
-
-/** The head of README.txt says this is a Waypost export. */
-export const EXPORT_MARKER = /^format: waypost-export\r?\n/;
