@@ -2,12 +2,11 @@
 // the page and its cursor (src/http/cursors.ts), the `Link` header, and the access decision for one object by id
 // (docs/api.md "Scopes and who sees what").
 import type { Db } from '../db/database.ts';
-import type { ScopeValue } from '../db/schema.ts';
 import { insufficientScope, unauthorized, type Auth } from '../core/caller.ts';
 import type { Cursors } from '../http/cursors.ts';
 import { notFound, invalid } from '../core/errors.ts';
 import { secondsToMs } from '../lib/time.ts';
-import { COUNT_MAX, TIME_LIMIT_S } from './items.schemas.ts';
+import { COUNT_MAX, TIME_LIMIT_S, type CollectionParams } from './items.schemas.ts';
 import type { PageVersion } from './public-pages.ts';
 import { findUserById, findUserByUsername } from '../users/users.repo.ts';
 import {
@@ -19,17 +18,6 @@ import {
   type ItemTable,
   type PageQuery,
 } from './items.repo.ts';
-
-export type Scope = ScopeValue;
-
-/** The generic collection parameters as the querystring schema delivers them. */
-export interface CollectionParams {
-  count: number;
-  order: 'asc' | 'desc';
-  since_time?: number | undefined;
-  until_time?: number | undefined;
-  cursor?: string | undefined;
-}
 
 /**
  * Collection parameters in database units. The schema has checked them, but Ajv's type coercion

@@ -8,13 +8,14 @@ import { registerItemReads } from '../items/reads.routes.ts';
 import type { PageCache } from '../items/public-pages.ts';
 import { locationDownload, TYPES } from './locations.downloads.ts';
 import { GEOJSON, GPX, renderLocations } from './locations.formats.ts';
-import { addLocations, getLocation, listLocations, type LocationsParams } from './locations.logic.ts';
+import { addLocations, getLocation, listLocations } from './locations.logic.ts';
 import {
   LOCATION_BATCH_MAX,
   LocationBatchBody,
   LocationBatchResult,
   LocationSchema,
   LocationsQuery,
+  type LocationsParams,
 } from './locations.schemas.ts';
 
 export async function locationsRoutes(

@@ -6,15 +6,14 @@ import type { Config } from '../config.ts';
 import type { Db } from '../db/database.ts';
 import type { Cursors } from '../http/cursors.ts';
 import { problems } from '../http/schemas.ts';
-import type { CollectionParams } from '../items/items.logic.ts';
 import { registerItemReads } from '../items/reads.routes.ts';
 import type { PageCache } from '../items/public-pages.ts';
-import { IdParams } from '../items/items.schemas.ts';
+import { IdParams, type CollectionParams } from '../items/items.schemas.ts';
 import { findMediaTools, missingToolsWarning } from './media.ffmpeg.ts';
 import { sendStoredFile } from './media.files.ts';
 import type { MediaJobs } from './image-workers.ts';
-import { createMedium, getMedium, listMedia, mediaDeps, mediumFile, type Medium } from './media.logic.ts';
-import { FileHeaders, MediaQuery, MediumSchema } from './media.schemas.ts';
+import { createMedium, getMedium, listMedia, mediaDeps, mediumFile } from './media.logic.ts';
+import { FileHeaders, MediaQuery, MediumSchema, type Medium } from './media.schemas.ts';
 import { mediaStorage } from './media.storage.ts';
 import { receiveUpload } from './media.upload.ts';
 

@@ -8,9 +8,9 @@ import { strictBody } from '../http/strict-body.ts';
 import { registerItemReads } from '../items/reads.routes.ts';
 import type { PageCache } from '../items/public-pages.ts';
 import { ATOM, JSON_FEED, renderPosts } from './posts.feeds.ts';
-import { createPost, getPost, listPosts, type Post, type PostDeliveries, type PostsParams } from './posts.logic.ts';
+import { createPost, getPost, listPosts, type PostDeliveries } from './posts.logic.ts';
 import { idempotent } from '../http/idempotency.ts';
-import { NewPostBody, PostHeaders, PostSchema, PostsQuery } from './posts.schemas.ts';
+import { NewPostBody, PostHeaders, PostSchema, PostsQuery, type Post, type PostsParams } from './posts.schemas.ts';
 
 export interface PostsRoutesOptions {
   db: Db;

@@ -6,14 +6,13 @@ import { type FieldError, invalid } from '../core/errors.ts';
 import { newId } from '../lib/ids.ts';
 import { msToSeconds } from '../lib/time.ts';
 import { insertJobs, type JobRow } from '../jobs/jobs.repo.ts';
-import type { Delivery, Post, PostDeliveries } from '../posts/posts.logic.ts';
+import type { PostDeliveries } from '../posts/posts.logic.ts';
 import type { OutgoingPost } from './connectors/connector.ts';
 import { insertDeliveries, listDeliveryRows, type DeliveryRow } from './deliveries.repo.ts';
 import { groupsWithEnabledServices, ownedGroupIds } from './services.repo.ts';
+import type { Delivery, Post } from '../posts/posts.schemas.ts';
 
 export const DELIVERY_JOB = 'delivery';
-
-export type { Delivery };
 
 /** What a delivery job carries: the delivery and the post as it was written. */
 export interface DeliveryPayload {

@@ -16,7 +16,7 @@ import type { Db } from '../db/database.ts';
 import { insufficientScope, unauthorized, type Auth } from '../core/caller.ts';
 import { AppError, notFound, type FieldError, invalid } from '../core/errors.ts';
 import type { Cursors } from '../http/cursors.ts';
-import { ownerById, toPageQuery, type CollectionParams, type Scope } from '../items/items.logic.ts';
+import { ownerById, toPageQuery } from '../items/items.logic.ts';
 import type { Audience, ItemTable, PageQuery } from '../items/items.repo.ts';
 import { newId } from '../lib/ids.ts';
 import { msToSeconds, nowMs, secondsToMs } from '../lib/time.ts';
@@ -37,6 +37,7 @@ import {
   type ViewRow,
 } from './views.repo.ts';
 import { VIEWS_PER_USER_MAX } from './views.schemas.ts';
+import type { CollectionParams, Scope } from '../items/items.schemas.ts';
 
 export type Kind = ItemTable;
 export const ALL_KINDS: Kind[] = ['posts', 'media', 'locations'];
