@@ -36,40 +36,11 @@ import {
   type StoredFilters,
   type ViewRow,
 } from './views.repo.ts';
-import { VIEWS_PER_USER_MAX } from './views.schemas.ts';
+import { VIEWS_PER_USER_MAX, type Filters, type View, type ViewInput } from './views.schemas.ts';
 import type { CollectionParams, Scope } from '../items/items.schemas.ts';
 
 export type Kind = ItemTable;
 export const ALL_KINDS: Kind[] = ['posts', 'media', 'locations'];
-
-export interface Filters {
-  since_time?: number;
-  until_time?: number;
-  bbox?: number[];
-  scope?: Scope;
-  sources?: string[];
-  text?: string;
-}
-
-export interface View {
-  id: string;
-  username: string;
-  name: string;
-  description: string;
-  kinds: Kind[];
-  filters: Filters;
-  scope: Scope;
-  created_at: number;
-  updated_at: number;
-}
-
-export interface ViewInput {
-  name?: string | undefined;
-  description?: string | undefined;
-  kinds?: Kind[] | undefined;
-  filters?: Filters | undefined;
-  scope?: Scope | undefined;
-}
 
 const noSuchView = () => notFound('No such view.');
 

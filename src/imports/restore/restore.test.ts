@@ -17,8 +17,8 @@ import { buildApp } from '../../app.ts';
 import { openDatabase } from '../../db/database.ts';
 import { migrateToLatest } from '../../db/migrate.ts';
 import { lazyMedia, restoreDeps } from '../../job-runner.ts';
-import type { Import } from '../imports.logic.ts';
 import { derivedId } from './restore.run.ts';
+import type { Import } from '../imports.schemas.ts';
 
 /** An app on SQLite whatever TEST_DATABASE_URL says: the source server of the round trip. */
 async function sqliteApp(): Promise<TestApp> {
