@@ -17,12 +17,13 @@ import { cursorsFor } from '../src/core/cursors.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { newId } from '../src/lib/ids.ts';
 import { selectLocationPage } from '../src/locations/locations.repo.ts';
-import { listLocations, type LocationsParams } from '../src/locations/locations.logic.ts';
+import { listLocations } from '../src/locations/locations.logic.ts';
 import type { Box } from '../src/lib/box.ts';
 import { widenBox } from '../src/privacy/served-box.ts';
 import { roundPoint } from '../src/privacy/precision.ts';
 import { updateSettings } from '../src/settings/settings.logic.ts';
 import { createUser } from '../src/users/users.logic.ts';
+import type { LocationsParams } from '../src/locations/locations.schemas.ts';
 
 const POINTS = Number(process.env.POINTS ?? 100_000);
 const PRECISION_M = 1000;

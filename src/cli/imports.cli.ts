@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import { IMPORT_JOB, IMPORT_MAX_ATTEMPTS, importHandler, type ImportPayload } from '../imports/imports.job.ts';
-import { createImport, getImport, type Import } from '../imports/imports.logic.ts';
+import { createImport, getImport } from '../imports/imports.logic.ts';
 import type { ImportRow } from '../imports/imports.repo.ts';
 import type { RestoreDeps } from '../archive/restore/restore.phase.ts';
 import { lazyMedia, restoreDeps } from '../job-runner.ts';
@@ -17,6 +17,7 @@ import type { Job } from '../jobs/worker.ts';
 import { newId } from '../lib/ids.ts';
 import { getUser } from '../users/users.logic.ts';
 import { UsageError, type Output } from './output.ts';
+import type { Import } from '../imports/imports.schemas.ts';
 
 const USAGE = `usage:
   waypost import --user <username> [--format FORMAT] [--scope public|private] <file>...

@@ -1,4 +1,4 @@
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { TIME_LIMIT_S } from '../lib/time.ts';
 import { MAX_ZOOM } from './tiles.logic.ts';
 
@@ -60,6 +60,7 @@ export const StatsQuery = Type.Object(
   },
   { additionalProperties: false },
 );
+export type GroupBy = Static<typeof StatsQuery>['group_by'];
 
 const Bbox = Type.Tuple([Type.Number(), Type.Number(), Type.Number(), Type.Number()], {
   description: 'RFC 7946 [west, south, east, north]; west > east when the box crosses the antimeridian.',
@@ -88,3 +89,5 @@ export const StatsSchema = Type.Object(
     description: 'Statistics of the location history, oldest group first; empty groups are left out.',
   },
 );
+export type Stats = Static<typeof StatsSchema>;
+export type StatsGroup = Stats['groups'][number];

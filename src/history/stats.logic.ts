@@ -27,25 +27,7 @@ import {
   type DayRow,
   type PeriodRow,
 } from './stats.repo.ts';
-
-export type GroupBy = 'day' | 'month' | 'year';
-
-export interface StatsGroup {
-  period: string;
-  start: number;
-  end: number;
-  points: number;
-  distance_m: number;
-  days_with_data: number;
-  /** RFC 7946 5: [west, south, east, north]; west > east when it crosses the antimeridian. */
-  bbox: [number, number, number, number];
-}
-
-export interface Stats {
-  group_by: GroupBy;
-  timezone: string;
-  groups: StatsGroup[];
-}
+import type { GroupBy, Stats } from './history.schemas.ts';
 
 const DAY_MS = 86_400_000;
 

@@ -5,8 +5,8 @@ import { buildTestApp, createTestUser, type TestApp } from '../../test/helpers.t
 import { insertItems, type ItemSeed } from '../../test/items.ts';
 import { tokenFor } from '../../test/tokens.ts';
 import { updateSettings } from '../settings/settings.logic.ts';
-import type { StatsGroup } from './stats.logic.ts';
 import { refreshBuckets } from './stats.repo.ts';
+import type { StatsGroup } from './history.schemas.ts';
 
 let t: TestApp;
 let user: Awaited<ReturnType<typeof createTestUser>>;

@@ -26,6 +26,7 @@ import {
   type ImportRow,
 } from './imports.repo.ts';
 import type { ImportError } from './imports.run.ts';
+import type { Import } from './imports.schemas.ts';
 import { FORMATS, isFormat } from './readers/formats.ts';
 import { READS_PRIVATE } from '../items/access.ts';
 
@@ -45,25 +46,6 @@ export const RESTORE_PERMISSIONS: readonly Permission[] = [
 
 /** Every `format` of an import: the location formats, and a Waypost export to restore. */
 export const IMPORT_FORMATS = [...FORMATS, EXPORT_FORMAT];
-
-export interface Import {
-  id: string;
-  status: ImportRow['status'];
-  format: string;
-  filename: string;
-  size: number;
-  progress: number;
-  points_seen: number;
-  points_stored: number;
-  duplicates: number;
-  skipped: number;
-  errors: ImportError[];
-  /** A restore's counts per kind of object; null for location files. */
-  items: RestoreCounts | null;
-  created_at: number;
-  started_at: number | null;
-  finished_at: number | null;
-}
 
 export function toImport(row: ImportRow): Import {
   return {

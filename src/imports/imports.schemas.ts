@@ -1,19 +1,25 @@
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
+import { literalUnion } from '../lib/literals.ts';
 
 const count = (description: string) => Type.Integer({ minimum: 0, description });
 const seconds = (description: string) => Type.Union([Type.Number(), Type.Null()], { description });
 
+/** What a restore did with one kind of object. */
+const KindCounts = Type.Object({
+  seen: count('Objects of this kind read from the archive.'),
+  stored: count('Objects restored.'),
+  duplicates: count('Objects the account holds already (restored before), not stored again.'),
+  skipped: count('Objects that could not be restored (see `errors`).'),
+});
+
 export const ImportSchema = Type.Object(
   {
     id: Type.String(),
-    status: Type.Union(
-      ['queued', 'running', 'done', 'failed', 'cancelled'].map((s) => Type.Literal(s)),
-      {
-        description:
-          '`done` also when the file had bad records or ended early (see `errors`); `failed` when the import ' +
-          'could not go on (what it stored stays until the import is deleted); `cancelled` while a DELETE removes it.',
-      },
-    ),
+    status: literalUnion(['queued', 'running', 'done', 'failed', 'cancelled'], {
+      description:
+        '`done` also when the file had bad records or ended early (see `errors`); `failed` when the import ' +
+        'could not go on (what it stored stays until the import is deleted); `cancelled` while a DELETE removes it.',
+    }),
     format: Type.String({ description: 'The format read: given in the upload, or detected from the content.' }),
     filename: Type.String(),
     size: Type.Integer({ minimum: 0, description: 'Bytes uploaded.' }),
@@ -27,19 +33,14 @@ export const ImportSchema = Type.Object(
     }),
     items: Type.Union(
       [
-        Type.Object(
-          Object.fromEntries(
-            ['settings', 'services', 'groups', 'views', 'media', 'posts'].map((kind) => [
-              kind,
-              Type.Object({
-                seen: count('Objects of this kind read from the archive.'),
-                stored: count('Objects restored.'),
-                duplicates: count('Objects the account holds already (restored before), not stored again.'),
-                skipped: count('Objects that could not be restored (see `errors`).'),
-              }),
-            ]),
-          ),
-        ),
+        Type.Object({
+          settings: KindCounts,
+          services: KindCounts,
+          groups: KindCounts,
+          views: KindCounts,
+          media: KindCounts,
+          posts: KindCounts,
+        }),
         Type.Null(),
       ],
       {
@@ -54,5 +55,6 @@ export const ImportSchema = Type.Object(
   },
   { $id: 'Import', description: 'A file of location history brought in once (docs/imports.md).' },
 );
+export type Import = Static<typeof ImportSchema>;
 
 export const ImportParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });

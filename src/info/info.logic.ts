@@ -9,29 +9,12 @@ import { PERMISSIONS, PERMISSION_NAMES } from '../core/permissions.ts';
 import { TEXT_MAX } from '../posts/posts.schemas.ts';
 import { connectors, SERVICE_TYPES } from '../services/connectors/index.ts';
 import { VIEWS_PER_USER_MAX } from '../views/views.schemas.ts';
+import type { Info } from './info.schemas.ts';
 import { SIGN_IN_WINDOW_MS } from '../account/sign-in-limits.logic.ts';
 import { REGISTRATION_WINDOW_MS } from '../oauth/registration-limits.ts';
 
 /** package.json, two folders up from src/info (and from dist/info in a build). */
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-
-export interface Info {
-  name: string;
-  version: string;
-  permissions: { name: string; description: string }[];
-  service_types: { type: string; description: string; capabilities: readonly string[] }[];
-  limits: {
-    count_default: number;
-    count_max: number;
-    request_body_bytes: number;
-    upload_bytes: number;
-    post_text_max: number;
-    location_batch_max: number;
-    views_max: number;
-    rate_limits: { name: string; limit: number; window_seconds: number; per: string; max_delay_seconds?: number }[];
-  };
-  urls: { oauth_metadata: string; openapi: string; docs: string };
-}
 
 export function info(config: Config): Info {
   const window = SIGN_IN_WINDOW_MS / 1000;
@@ -42,7 +25,7 @@ export function info(config: Config): Info {
     service_types: SERVICE_TYPES.map((type) => ({
       type,
       description: connectors[type].description,
-      capabilities: connectors[type].capabilities,
+      capabilities: [...connectors[type].capabilities],
     })),
     limits: {
       count_default: COUNT_DEFAULT,

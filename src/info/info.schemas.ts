@@ -1,4 +1,4 @@
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 
 const Count = (description: string) => Type.Integer({ description });
 
@@ -54,3 +54,4 @@ export const InfoSchema = Type.Object(
   },
   { $id: 'Info', description: 'What the server is, what it grants, and its limits.' },
 );
+export type Info = Static<typeof InfoSchema>;

@@ -2,26 +2,14 @@
 // the page and its cursor (src/core/cursors.ts), the `Link` header. Who may see an
 // item is src/items/access.ts.
 import type { Db } from '../db/database.ts';
-import type { ScopeValue } from '../db/schema.ts';
 import { unauthorized } from '../core/caller.ts';
 import type { Cursors } from '../core/cursors.ts';
 import { notFound, invalid } from '../core/errors.ts';
 import { secondsToMs, TIME_LIMIT_MESSAGE, withinTimeLimit } from '../lib/time.ts';
-import { COUNT_MAX } from './items.schemas.ts';
+import { COUNT_MAX, type CollectionParams } from './items.schemas.ts';
 import type { PageVersion } from './public-pages.ts';
 import { findUserById, findUserByUsername } from '../users/users.repo.ts';
 import type { PageQuery } from './items.repo.ts';
-
-export type Scope = ScopeValue;
-
-/** The generic collection parameters as the querystring schema delivers them. */
-export interface CollectionParams {
-  count: number;
-  order: 'asc' | 'desc';
-  since_time?: number | undefined;
-  until_time?: number | undefined;
-  cursor?: string | undefined;
-}
 
 /**
  * Collection parameters in database units. The schema has checked them, but Ajv's type coercion

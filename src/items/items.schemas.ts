@@ -1,11 +1,12 @@
 // Schemas the three kinds of item share: scope, and the generic collection parameters
 // (docs/api.md "Collections").
-import { Type, type TProperties } from 'typebox';
+import { Type, type Static, type TProperties } from 'typebox';
 import { TIME_LIMIT_S } from '../lib/time.ts';
 
 export const ScopeSchema = Type.Union([Type.Literal('public'), Type.Literal('private')], {
   description: 'Who may read the item: anyone (`public`) or the owner with `get_private_scope` (`private`).',
 });
+export type Scope = Static<typeof ScopeSchema>;
 
 export const Seconds = (description: string) =>
   Type.Number({ minimum: -TIME_LIMIT_S, maximum: TIME_LIMIT_S, description });
@@ -40,5 +41,8 @@ export const collectionParams = {
 export function collectionQuery<P extends TProperties>(extra: P) {
   return Type.Object({ ...collectionParams, ...extra }, { additionalProperties: false });
 }
+
+/** The generic collection parameters as the querystring schema delivers them. */
+export type CollectionParams = Static<ReturnType<typeof collectionQuery<Record<never, never>>>>;
 
 export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });

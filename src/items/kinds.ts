@@ -5,8 +5,9 @@
 import type { TObject } from 'typebox';
 import type { Auth } from '../core/caller.ts';
 import type { Cursors } from '../core/cursors.ts';
-import type { CollectionParams, Page, Scope } from './items.logic.ts';
+import type { Page } from './items.logic.ts';
 import type { ItemTable } from './items.repo.ts';
+import type { CollectionParams, Scope } from './items.schemas.ts';
 
 export interface ListContext<Q> {
   owner: { id: string; username: string };

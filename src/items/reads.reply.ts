@@ -2,9 +2,10 @@
 // array or another representation, a streamed download, or a public page with its ETag and
 // the copy kept of it (when a copy is used or kept: src/items/public-pages.ts).
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { nextLink, type CollectionParams } from './items.logic.ts';
+import { nextLink } from './items.logic.ts';
 import type { ItemKind, ListContext } from './kinds.ts';
 import { publicCopy, type BuiltPage, type Checked, type PageCache, type PageVersion } from './public-pages.ts';
+import type { CollectionParams } from './items.schemas.ts';
 
 /** Other representations are chosen by Accept as well as `format` (docs/api.md); CORS may have said Origin. */
 function varyOnAccept(reply: FastifyReply) {

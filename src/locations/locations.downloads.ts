@@ -8,10 +8,11 @@ import { badRequest } from '../core/errors.ts';
 import { toPageQuery } from '../items/items.logic.ts';
 import { chosenFormat, type ListContext } from '../items/kinds.ts';
 import { escapeHtml } from '../lib/html.ts';
-import { toLocation, type Location, type LocationsParams } from './locations.logic.ts';
+import { toLocation } from './locations.logic.ts';
 import { LOCATION_FIELDS, type LocationFields } from './locations.repo.ts';
 import { EXACT_PLACES, publicPlacesOf } from '../privacy/places.ts';
 import { eachBatch } from './points.repo.ts';
+import type { Location, LocationsParams } from './locations.schemas.ts';
 
 async function* mapBatches<T, U>(batches: AsyncIterable<T>, map: (batch: T) => U): AsyncGenerator<U> {
   for await (const batch of batches) yield map(batch);

@@ -3,7 +3,7 @@
 import { BaseBuilder, buildGPX } from 'gpx-builder';
 import { CSV_HEADER, csvRows, geojsonSeq, toFeature, TYPES } from './locations.downloads.ts';
 import { chosenFormat, type Rendered } from '../items/kinds.ts';
-import type { Location, LocationsParams } from './locations.logic.ts';
+import type { Location, LocationsParams } from './locations.schemas.ts';
 
 export const GEOJSON = 'application/geo+json';
 export const GPX = 'application/gpx+xml';

@@ -1,8 +1,9 @@
 import type { Db } from '../db/database.ts';
 import type { Auth } from '../core/caller.ts';
-import type { Measured, PointInput } from './point.ts';
+import type { PointInput } from './point.ts';
 import { badRequest, invalid } from '../core/errors.ts';
-import { pageOf, toPageQuery, type CollectionParams, type Page, type Scope } from '../items/items.logic.ts';
+import { pageOf, toPageQuery, type Page } from '../items/items.logic.ts';
+import type { Scope } from '../items/items.schemas.ts';
 import { readItem, readsExactly, requirePrivateReads } from '../items/access.ts';
 import { deleteOwnItem } from '../items/writes.logic.ts';
 import type { ListContext } from '../items/kinds.ts';
@@ -23,21 +24,7 @@ import {
   type LocationFields,
   type LocationRow,
 } from './locations.repo.ts';
-
-export interface Location extends Measured {
-  id: string;
-  username: string;
-  scope: Scope;
-  time: number;
-  source: string | null;
-  created_at: number;
-}
-
-export interface LocationsParams extends CollectionParams {
-  bbox?: string | undefined;
-  format?: 'json' | 'geojson' | 'gpx' | 'csv' | 'geojsonseq' | undefined;
-  all?: boolean | undefined;
-}
+import type { Location, LocationsParams } from './locations.schemas.ts';
 
 /**
  * The API object. A public point is shown as `places` shows it (src/privacy/places.ts): to

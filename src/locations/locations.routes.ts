@@ -11,14 +11,7 @@ import { Type } from 'typebox';
 import type { PageCache } from '../items/public-pages.ts';
 import { locationDownload, TYPES } from './locations.downloads.ts';
 import { GEOJSON, GPX, renderLocations } from './locations.formats.ts';
-import {
-  addLocations,
-  deleteLocation,
-  deleteLocations,
-  getLocation,
-  listLocations,
-  type LocationsParams,
-} from './locations.logic.ts';
+import { addLocations, deleteLocation, deleteLocations, getLocation, listLocations } from './locations.logic.ts';
 import {
   LOCATION_BATCH_MAX,
   LocationBatchBody,
@@ -26,6 +19,7 @@ import {
   LocationSchema,
   LocationsQuery,
   RangeQuery,
+  type LocationsParams,
 } from './locations.schemas.ts';
 
 const emptyTimesAre400 = rejectEmptyNumbers(['since_time', 'until_time']);

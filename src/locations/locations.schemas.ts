@@ -1,4 +1,4 @@
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { collectionQuery, ScopeSchema, Seconds } from '../items/items.schemas.ts';
 
 const Nullable = (description: string) => Type.Union([Type.Number(), Type.Null()], { description });
@@ -28,6 +28,7 @@ export const LocationSchema = Type.Object(
       '`get_private_scope` gets them exact.',
   },
 );
+export type Location = Static<typeof LocationSchema>;
 
 export const BBOX_PATTERN = '^-?[0-9.]+,-?[0-9.]+,-?[0-9.]+,-?[0-9.]+$';
 
@@ -75,6 +76,7 @@ export const LocationsQuery = collectionQuery({
     }),
   ),
 });
+export type LocationsParams = Static<typeof LocationsQuery>;
 
 export const LOCATION_BATCH_MAX = 1000;
 

@@ -2,7 +2,7 @@ import { access, readFile, rm } from 'node:fs/promises';
 import type { Db } from '../db/database.ts';
 import type { Auth } from '../core/caller.ts';
 import { AppError, badRequest, notFound } from '../core/errors.ts';
-import { pageOf, toPageQuery, type CollectionParams, type Page, type Scope } from '../items/items.logic.ts';
+import { pageOf, toPageQuery, type Page } from '../items/items.logic.ts';
 import { readItem, readsExactly } from '../items/access.ts';
 import type { ListContext } from '../items/kinds.ts';
 import { newId } from '../lib/ids.ts';
@@ -24,7 +24,7 @@ import {
   type MediumRow,
 } from './media.repo.ts';
 import { fileUnavailable } from './media.storage.ts';
-import { CAPTION_MAX } from './media.schemas.ts';
+import { CAPTION_MAX, type Medium } from './media.schemas.ts';
 import {
   placeShared,
   settleShared,
@@ -38,6 +38,7 @@ import {
   type Storage,
   type TempFile,
 } from './media.storage.ts';
+import type { CollectionParams, Scope } from '../items/items.schemas.ts';
 
 /** What media work needs besides the database: where files live, the tools and the image jobs. */
 export interface MediaDeps {
@@ -50,25 +51,6 @@ export interface MediaDeps {
 
 export function mediaDeps(storage: Storage, tools: MediaTools, jobs: MediaJobs): MediaDeps {
   return { storage, tools, jobs, making: new Map() };
-}
-
-export interface Medium {
-  id: string;
-  username: string;
-  scope: Scope;
-  kind: string;
-  mime_type: string;
-  size: number | null;
-  sha256: string | null;
-  width: number | null;
-  height: number | null;
-  duration: number | null;
-  time: number;
-  location: { lat: number; lon: number } | null;
-  caption: string;
-  url: string;
-  thumbnail_url: string | null;
-  created_at: number;
 }
 
 /**
@@ -103,7 +85,8 @@ export function toMedium(
     id: row.id,
     username,
     scope: row.scope,
-    kind: row.kind,
+    // The column holds what sniff() found or a restored record's kind: one of the four.
+    kind: row.kind as Medium['kind'],
     mime_type: row.mime_type,
     size: file?.size ?? null,
     sha256: file?.sha256 ?? null,

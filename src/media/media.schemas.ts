@@ -1,5 +1,6 @@
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { collectionQuery, ScopeSchema } from '../items/items.schemas.ts';
+import { literalUnion } from '../lib/literals.ts';
 
 const NullableNumber = (description: string) => Type.Union([Type.Number(), Type.Null()], { description });
 
@@ -8,7 +9,7 @@ export const MediumSchema = Type.Object(
     id: Type.String(),
     username: Type.String(),
     scope: ScopeSchema,
-    kind: Type.Union(['image', 'video', 'audio', 'other'].map((k) => Type.Literal(k))),
+    kind: literalUnion(['image', 'video', 'audio', 'other']),
     mime_type: Type.String({ description: 'Sniffed from the bytes, not taken from the upload.' }),
     size: Type.Union([Type.Integer(), Type.Null()], {
       description:
@@ -43,6 +44,7 @@ export const MediumSchema = Type.Object(
   },
   { $id: 'Medium', description: 'A photo, video or audio file.' },
 );
+export type Medium = Static<typeof MediumSchema>;
 
 export const MediaQuery = collectionQuery({});
 

@@ -6,12 +6,7 @@ import { notFound } from '../core/errors.ts';
 import { dropPermission } from './bearer.ts';
 import { listTokenRowsOfGrant, updatePayload } from './oauth.repo.ts';
 import { PERMISSION_NAMES, PERMISSIONS, isPermission } from '../core/permissions.ts';
-
-export interface PermissionView {
-  name: string;
-  description: string;
-  granted: boolean;
-}
+import type { PermissionView } from './permissions.schemas.ts';
 
 export function listPermissions(auth: Auth): PermissionView[] {
   return PERMISSION_NAMES.map((name) => ({

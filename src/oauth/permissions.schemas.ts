@@ -1,4 +1,4 @@
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 
 export const PermissionSchema = Type.Object(
   {
@@ -8,5 +8,6 @@ export const PermissionSchema = Type.Object(
   },
   { $id: 'Permission', description: 'A permission the service defines.' },
 );
+export type PermissionView = Static<typeof PermissionSchema>;
 
 export const PermissionParams = Type.Object({ permission: Type.String({ maxLength: 100 }) });

@@ -4,7 +4,7 @@ import { Feed } from 'feed';
 import { chosenFormat, type Rendered } from '../items/kinds.ts';
 import { escapeHtml } from '../lib/html.ts';
 import { feedUrls } from '../users/public-urls.ts';
-import type { Post, PostsParams } from './posts.logic.ts';
+import type { Post, PostsParams } from './posts.schemas.ts';
 
 export const ATOM = 'application/atom+xml';
 export const JSON_FEED = 'application/feed+json';

@@ -1,7 +1,7 @@
 import type { Db } from '../db/database.ts';
 import type { Auth } from '../core/caller.ts';
 import { type FieldError, invalid } from '../core/errors.ts';
-import { pageOf, toPageQuery, type CollectionParams, type Page, type Scope } from '../items/items.logic.ts';
+import { pageOf, toPageQuery, type Page } from '../items/items.logic.ts';
 import { readItem, readsExactly } from '../items/access.ts';
 import { deleteOwnItem } from '../items/writes.logic.ts';
 import { deleteResponsesNaming } from '../core/idempotency.repo.ts';
@@ -12,33 +12,7 @@ import { EXACT_PLACES, placesForReader, type PublicPlaces } from '../privacy/pla
 import { getSettings } from '../settings/settings.logic.ts';
 import { findUserById } from '../users/users.repo.ts';
 import { insertPost, ownMediumScopes, selectPostPage, type PostRow } from './posts.repo.ts';
-import { TEXT_MAX } from './posts.schemas.ts';
-
-export interface Post {
-  id: string;
-  username: string;
-  text: string;
-  scope: Scope;
-  time: number;
-  created_at: number;
-  media_ids: string[];
-  location: { lat: number; lon: number } | null;
-  source: string | null;
-  source_url: string | null;
-  /** Only for the owner. */
-  deliveries?: Delivery[];
-}
-
-/** The state of sending a post to one service, as its owner sees it on the post. */
-export interface Delivery {
-  service_id: string;
-  status: 'pending' | 'delivered' | 'failed' | 'cancelled';
-  attempts: number;
-  remote_url: string | null;
-  remote_id: string | null;
-  last_error: string | null;
-  updated_at: number;
-}
+import { TEXT_MAX, type Delivery, type NewPost, type Post, type PostsParams } from './posts.schemas.ts';
 
 /** Each post's deliveries by post id, for the owner's view of the post object. */
 export type DeliveriesOf = (db: Db, userId: string, postIds: readonly string[]) => Promise<Map<string, Delivery[]>>;
@@ -68,18 +42,6 @@ export interface DeliveryOptions {
   deliveries: PostDeliveries;
   /** Runs inside the post's transaction: stores the Idempotency-Key response with the post. */
   beforeCommit?: (trx: Db, post: Post) => Promise<void>;
-}
-
-export interface PostsParams extends CollectionParams {
-  format?: 'json' | 'atom' | 'jsonfeed' | undefined;
-}
-
-export interface NewPost {
-  text: string;
-  groups: string[];
-  scope?: Scope | undefined;
-  media_ids?: string[] | undefined;
-  location?: { lat: number; lon: number } | null | undefined;
 }
 
 /**

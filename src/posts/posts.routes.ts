@@ -10,17 +10,17 @@ import { registerItemWrites } from '../items/writes.routes.ts';
 import { changeOwnItem, type ItemChange } from '../items/writes.logic.ts';
 import type { PageCache } from '../items/public-pages.ts';
 import { ATOM, JSON_FEED, renderPosts } from './posts.feeds.ts';
-import {
-  createPost,
-  deletePost,
-  getPost,
-  listPosts,
-  type Post,
-  type PostDeliveries,
-  type PostsParams,
-} from './posts.logic.ts';
+import { createPost, deletePost, getPost, listPosts, type PostDeliveries } from './posts.logic.ts';
 import { idempotent } from '../core/idempotency.ts';
-import { NewPostBody, PostChange, PostHeaders, PostSchema, PostsQuery } from './posts.schemas.ts';
+import {
+  NewPostBody,
+  PostChange,
+  PostHeaders,
+  PostSchema,
+  PostsQuery,
+  type Post,
+  type PostsParams,
+} from './posts.schemas.ts';
 
 export interface PostsRoutesOptions {
   db: Db;

@@ -1,5 +1,6 @@
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { collectionQuery, ScopeSchema } from '../items/items.schemas.ts';
+import { literalUnion } from '../lib/literals.ts';
 
 export const TEXT_MAX = 5000;
 export const POST_MEDIA_MAX = 20;
@@ -8,6 +9,21 @@ const Point = Type.Object(
   { lat: Type.Number({ minimum: -90, maximum: 90 }), lon: Type.Number({ minimum: -180, maximum: 180 }) },
   { additionalProperties: false },
 );
+
+/** Where sending a post to a service stands (also in `Delivery` below). */
+export const DeliveryStatusSchema = literalUnion(['pending', 'delivered', 'failed', 'cancelled']);
+
+/** The state of sending a post to one service, as its owner sees it on the post. */
+const PostDeliverySchema = Type.Object({
+  service_id: Type.String(),
+  status: DeliveryStatusSchema,
+  attempts: Type.Integer(),
+  remote_url: Type.Union([Type.String(), Type.Null()]),
+  remote_id: Type.Union([Type.String(), Type.Null()]),
+  last_error: Type.Union([Type.String(), Type.Null()]),
+  updated_at: Type.Number(),
+});
+export type Delivery = Static<typeof PostDeliverySchema>;
 
 export const PostSchema = Type.Object(
   {
@@ -28,22 +44,12 @@ export const PostSchema = Type.Object(
       description: "Where an imported post lives outside (the feed entry's link, the status's URL), or null.",
     }),
     deliveries: Type.Optional(
-      Type.Array(
-        Type.Object({
-          service_id: Type.String(),
-          status: Type.Union(['pending', 'delivered', 'failed', 'cancelled'].map((s) => Type.Literal(s))),
-          attempts: Type.Integer(),
-          remote_url: Type.Union([Type.String(), Type.Null()]),
-          remote_id: Type.Union([Type.String(), Type.Null()]),
-          last_error: Type.Union([Type.String(), Type.Null()]),
-          updated_at: Type.Number(),
-        }),
-        { description: "Only for the owner's token: one entry per target service." },
-      ),
+      Type.Array(PostDeliverySchema, { description: "Only for the owner's token: one entry per target service." }),
     ),
   },
   { $id: 'Post', description: 'A post.' },
 );
+export type Post = Static<typeof PostSchema>;
 
 export const PostsQuery = collectionQuery({
   format: Type.Optional(
@@ -54,6 +60,7 @@ export const PostsQuery = collectionQuery({
     }),
   ),
 });
+export type PostsParams = Static<typeof PostsQuery>;
 
 export const NewPostBody = Type.Object(
   {
@@ -78,6 +85,7 @@ export const NewPostBody = Type.Object(
   },
   { additionalProperties: false },
 );
+export type NewPost = Static<typeof NewPostBody>;
 
 export const PostHeaders = Type.Object({
   'idempotency-key': Type.Optional(
@@ -93,7 +101,7 @@ export const PostHeaders = Type.Object({
 export const DeliverySchema = Type.Object(
   {
     service_id: Type.String(),
-    status: Type.Union(['pending', 'delivered', 'failed', 'cancelled'].map((s) => Type.Literal(s))),
+    status: DeliveryStatusSchema,
     attempts: Type.Integer(),
     remote_url: Type.Union([Type.String(), Type.Null()], { description: 'Where the target put the post.' }),
     remote_id: Type.Union([Type.String(), Type.Null()], {

@@ -7,23 +7,9 @@ import { nowMs } from '../lib/time.ts';
 import { connectors, type ServiceType } from './connectors/index.ts';
 import { reschedulePolling } from './polling/polls.schedule.ts';
 import { openSecrets, sealSecrets, type SecretKey } from './secrets.ts';
-import {
-  configErrors,
-  missingSecrets,
-  splitSecrets,
-  toService,
-  type ConfigValue,
-  type Service,
-} from './services.logic.ts';
+import { configErrors, missingSecrets, splitSecrets, toService, type ConfigValue } from './services.logic.ts';
 import * as repo from './services.repo.ts';
-import { REDACTED } from './services.schemas.ts';
-
-export interface ServiceChange {
-  name?: string | undefined;
-  enabled?: boolean | undefined;
-  /** Fields to set; `null` removes an optional setting (back to its default). */
-  config?: Record<string, unknown> | undefined;
-}
+import { REDACTED, type ServiceChange, type Service } from './services.schemas.ts';
 
 /** The stored config with the change applied; `changed` names each field whose value changed. */
 function applyConfig(

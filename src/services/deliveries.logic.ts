@@ -6,12 +6,10 @@ import { type FieldError, invalid } from '../core/errors.ts';
 import { newId } from '../lib/ids.ts';
 import { msToSeconds } from '../lib/time.ts';
 import { enqueueJobs, type NewJob } from '../jobs/jobs.repo.ts';
-import type { Delivery, Post } from '../posts/posts.logic.ts';
 import type { OutgoingPost } from './connectors/connector.ts';
 import { DELIVERY_JOB, insertDeliveries, listDeliveryRows, type DeliveryRow } from './deliveries.repo.ts';
 import { groupsWithEnabledServices, ownedGroupIds } from './services.repo.ts';
-
-export type { Delivery };
+import type { Delivery, Post } from '../posts/posts.schemas.ts';
 
 /** What a delivery job carries: the delivery and the post as it was written. */
 export interface DeliveryPayload {

@@ -9,9 +9,10 @@ import { toPost } from '../posts/posts.logic.ts';
 import { EXACT_PLACES } from '../privacy/places.ts';
 import { findUserById } from '../users/users.repo.ts';
 import type { OutgoingPost } from './connectors/connector.ts';
-import { deliveryJob, outgoingPost, toDelivery, type Delivery, type DeliveryPayload } from './deliveries.logic.ts';
+import { deliveryJob, outgoingPost, toDelivery, type DeliveryPayload } from './deliveries.logic.ts';
 import { DELIVERY_JOB, findPostDelivery, reopenDelivery } from './deliveries.repo.ts';
 import { findServiceRow } from './services.repo.ts';
+import type { Delivery } from '../posts/posts.schemas.ts';
 
 export interface RetryOptions {
   baseUrl: string;

@@ -12,7 +12,8 @@ import { tokenFor } from '../../test/tokens.ts';
 import { createJobRunner, type JobRunner } from '../job-runner.ts';
 import { newId } from '../lib/ids.ts';
 import type { OutgoingPost } from './connectors/connector.ts';
-import { deliveriesForPosts, enqueueDeliveries, type Delivery } from './deliveries.logic.ts';
+import { deliveriesForPosts, enqueueDeliveries } from './deliveries.logic.ts';
+import type { Delivery } from '../posts/posts.schemas.ts';
 
 const SECRET = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
 const MAX_ATTEMPTS = 3;

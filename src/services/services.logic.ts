@@ -8,47 +8,17 @@ import { newId } from '../lib/ids.ts';
 import type { Outbound } from '../lib/ssrf.ts';
 import { msToSeconds, nowMs } from '../lib/time.ts';
 import { cancelJobs } from '../jobs/jobs.repo.ts';
-import type { Capability, TestResult } from './connectors/connector.ts';
+import type { TestResult } from './connectors/connector.ts';
 import { connectors, type ServiceType } from './connectors/index.ts';
 import { DELIVERY_JOB, cancelPendingDeliveries } from './deliveries.repo.ts';
-import { REDACTED } from './services.schemas.ts';
+import { REDACTED, type NewService, type Service, type ServiceGroup } from './services.schemas.ts';
 import { polls, startPolling, stopPolling } from './polling/polls.schedule.ts';
 import { openSecrets, sealSecrets, type SecretKey } from './secrets.ts';
 import { connectorState } from './services.state.ts';
 import * as repo from './services.repo.ts';
 
-export interface Service {
-  id: string;
-  type: ServiceType;
-  name: string;
-  enabled: boolean;
-  capabilities: Capability[];
-  config: Record<string, ConfigValue>;
-  status: 'ok' | 'error';
-  last_error: string | null;
-  created_at: number;
-  /** Trackers: where the app sends its points; `token` only in the answer that made it. */
-  ingest?: { url: string; token?: string };
-  /** Secret fields it needs and lacks (restored from an export); absent when none. */
-  missing_secrets?: string[];
-}
-
 /** A config value: text, a number (minutes, counts) or a switch (Mastodon's `import`). */
 export type ConfigValue = string | number | boolean;
-
-export interface ServiceGroup {
-  id: string;
-  name: string;
-  service_ids: string[];
-  created_at: number;
-}
-
-export interface NewService {
-  type: ServiceType;
-  name: string;
-  enabled?: boolean | undefined;
-  config: Record<string, unknown>;
-}
 
 /** Where a tracker's app sends its points (docs/trackers.md). */
 export function ingestUrl(baseUrl: string, serviceId: string): string {

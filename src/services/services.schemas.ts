@@ -1,4 +1,5 @@
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
+import { literalUnion } from '../lib/literals.ts';
 import { SERVICE_TYPES } from './connectors/index.ts';
 
 export const REDACTED = '[redacted]';
@@ -20,7 +21,7 @@ export const IngestSchema = Type.Object(
 export const ServiceSchema = Type.Object(
   {
     id: Type.String(),
-    type: Type.Union(SERVICE_TYPES.map((type) => Type.Literal(type))),
+    type: literalUnion(SERVICE_TYPES),
     name: Type.String(),
     enabled: Type.Boolean({ description: 'Disabled services receive no new deliveries.' }),
     capabilities: Type.Array(Type.Union([Type.Literal('publish'), Type.Literal('import')])),
@@ -46,6 +47,7 @@ export const ServiceSchema = Type.Object(
     description: 'A connection to something outside: posts are published to it, or it brings points in (trackers).',
   },
 );
+export type Service = Static<typeof ServiceSchema>;
 
 export const ServiceGroupSchema = Type.Object(
   {
@@ -56,6 +58,7 @@ export const ServiceGroupSchema = Type.Object(
   },
   { $id: 'ServiceGroup', description: 'A named set of services a post can be sent to.' },
 );
+export type ServiceGroup = Static<typeof ServiceGroupSchema>;
 
 export const ServiceTestSchema = Type.Object(
   {
@@ -72,7 +75,7 @@ export const ServiceTestSchema = Type.Object(
 
 export const NewServiceBody = Type.Object(
   {
-    type: Type.Union(SERVICE_TYPES.map((type) => Type.Literal(type))),
+    type: literalUnion(SERVICE_TYPES),
     name: Type.String({ minLength: 1, maxLength: 100 }),
     enabled: Type.Optional(Type.Boolean({ default: true })),
     config: Type.Record(Type.String(), Type.Unknown(), {
@@ -86,6 +89,7 @@ export const NewServiceBody = Type.Object(
   },
   { additionalProperties: false },
 );
+export type NewService = Static<typeof NewServiceBody>;
 
 export const ServiceChangeBody = Type.Object(
   {
@@ -102,6 +106,7 @@ export const ServiceChangeBody = Type.Object(
   },
   { additionalProperties: false },
 );
+export type ServiceChange = Static<typeof ServiceChangeBody>;
 
 export const NewGroupBody = Type.Object(
   {

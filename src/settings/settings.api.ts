@@ -2,27 +2,12 @@
 // settings.logic.ts (which item code reads) plus the profile fields that live on the user row
 // and show in GET /users/<username>.
 import type { Db } from '../db/database.ts';
-import type { ScopeValue } from '../db/schema.ts';
 import { unauthorized } from '../core/caller.ts';
 import { fieldError, invalid, type FieldError } from '../core/errors.ts';
 import { nowMs } from '../lib/time.ts';
 import { findUserById, updateProfileRow, type UserRow } from '../users/users.repo.ts';
-import type { Zone } from '../privacy/zones.ts';
 import { getSettings, settingsProblems, updateSettings, type Settings } from './settings.logic.ts';
-
-/** The settings object of the API (docs/api.md "Objects": settings), in its field names. */
-export interface SettingsObject {
-  default_scopes: { posts: ScopeValue; media: ScopeValue; locations: ScopeValue };
-  timezone: string;
-  public_location_precision_m: number;
-  privacy_zones: Zone[];
-  display_name: string;
-  bio: string;
-}
-
-export type SettingsObjectChange = Partial<Omit<SettingsObject, 'default_scopes'>> & {
-  default_scopes?: Partial<SettingsObject['default_scopes']>;
-};
+import type { SettingsObject, SettingsObjectChange } from './settings.schemas.ts';
 
 function toSettingsObject(settings: Settings, profile: { display_name: string; bio: string }): SettingsObject {
   return {

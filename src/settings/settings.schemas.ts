@@ -1,7 +1,7 @@
 // The settings object (docs/api.md "Objects": settings). Default scopes are one nested object,
 // `default_scopes: {posts, media, locations}`, rather than three flat fields: it reads as what
 // it is, one choice per kind, and a partial change names only the kinds it changes.
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { ScopeSchema } from '../items/items.schemas.ts';
 import { BIO_MAX, DISPLAY_NAME_MAX } from '../users/users.rules.ts';
 import { PRECISION_MAX_M } from '../privacy/places.ts';
@@ -51,6 +51,8 @@ export const SettingsSchema = Type.Object(
   },
   { $id: 'Settings', description: "The token owner's settings." },
 );
+/** The settings object of the API, in its field names (settings.logic.ts `Settings` is the item code's). */
+export type SettingsObject = Static<typeof SettingsSchema>;
 
 export const SettingsChangeBody = Type.Object(
   {
@@ -79,3 +81,4 @@ export const SettingsChangeBody = Type.Object(
   },
   { additionalProperties: false },
 );
+export type SettingsObjectChange = Static<typeof SettingsChangeBody>;

@@ -14,6 +14,7 @@ import {
   type UserRow,
 } from './users.repo.ts';
 import { BIO_MAX, DISPLAY_NAME_MAX, passwordProblem, usernameKey, usernameProblem } from './users.rules.ts';
+import type { PublicProfile } from './users.schemas.ts';
 
 /** An account as the rest of the code sees it: never the password hash. */
 export interface User {
@@ -112,16 +113,6 @@ export async function authenticate(db: Db, username: string, password: string): 
   const row = usernameProblem(username) ? undefined : await findUserByUsername(db, username);
   const ok = await verifyPassword(row?.password_hash ?? (await decoyHash()), password);
   return row && ok ? userFromRow(row) : undefined;
-}
-
-/** The public profile (docs/api.md "Objects": user). */
-export interface PublicProfile {
-  username: string;
-  display_name: string;
-  bio: string;
-  created_at: number;
-  public_counts: { posts: number; media: number; locations: number };
-  feeds: { atom: string; json_feed: string };
 }
 
 export function toPublicProfile(user: User, counts: PublicProfile['public_counts'], baseUrl: string): PublicProfile {

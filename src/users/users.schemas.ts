@@ -1,4 +1,4 @@
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { USERNAME_PATTERN } from './users.rules.ts';
 
 export const UserProfileSchema = Type.Object(
@@ -25,5 +25,7 @@ export const UserProfileSchema = Type.Object(
   },
   { $id: 'UserProfile', description: 'A public profile.' },
 );
+/** The public profile (docs/api.md "Objects": user). */
+export type PublicProfile = Static<typeof UserProfileSchema>;
 
 export const UsernameParams = Type.Object({ username: Type.String({ maxLength: 100 }) });

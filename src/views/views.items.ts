@@ -2,11 +2,14 @@
 // public post's location is rounded to the owner's precision exactly as in the collections),
 // wrapped as `{kind, item}` because a medium already has a field named `kind`.
 import type { Db } from '../db/database.ts';
-import { toLocation, type Location } from '../locations/locations.logic.ts';
-import { fileViewOf, toMedium, type FileView, type Medium } from '../media/media.logic.ts';
-import { publicMediaOf, toPost, type Post } from '../posts/posts.logic.ts';
+import { toLocation } from '../locations/locations.logic.ts';
+import { fileViewOf, toMedium, type FileView } from '../media/media.logic.ts';
+import { publicMediaOf, toPost } from '../posts/posts.logic.ts';
 import { publicPlacesFor, type PublicPlaces } from '../privacy/places.ts';
 import type { TaggedRow } from './views.repo.ts';
+import type { Medium } from '../media/media.schemas.ts';
+import type { Post } from '../posts/posts.schemas.ts';
+import type { Location } from '../locations/locations.schemas.ts';
 
 export type ViewItem =
   { kind: 'posts'; item: Post } | { kind: 'media'; item: Medium } | { kind: 'locations'; item: Location };

@@ -16,7 +16,7 @@ import type { Db } from '../db/database.ts';
 import { insufficientScope, unauthorized, type Auth } from '../core/caller.ts';
 import { AppError, notFound, type FieldError, invalid } from '../core/errors.ts';
 import type { Cursors } from '../core/cursors.ts';
-import { ownerById, toPageQuery, type CollectionParams, type Scope } from '../items/items.logic.ts';
+import { ownerById, toPageQuery } from '../items/items.logic.ts';
 import type { Audience, ItemTable, PageQuery } from '../items/items.repo.ts';
 import { newId } from '../lib/ids.ts';
 import { msToSeconds, nowMs, secondsToMs } from '../lib/time.ts';
@@ -37,40 +37,12 @@ import {
   type StoredFilters,
   type ViewRow,
 } from './views.repo.ts';
-import { VIEWS_PER_USER_MAX } from './views.schemas.ts';
+import { VIEWS_PER_USER_MAX, type Filters, type View, type ViewInput } from './views.schemas.ts';
+import type { CollectionParams, Scope } from '../items/items.schemas.ts';
 import { readableScopes, requirePrivateReads } from '../items/access.ts';
 
 export type Kind = ItemTable;
 export const ALL_KINDS: Kind[] = ['posts', 'media', 'locations'];
-
-export interface Filters {
-  since_time?: number;
-  until_time?: number;
-  bbox?: number[];
-  scope?: Scope;
-  sources?: string[];
-  text?: string;
-}
-
-export interface View {
-  id: string;
-  username: string;
-  name: string;
-  description: string;
-  kinds: Kind[];
-  filters: Filters;
-  scope: Scope;
-  created_at: number;
-  updated_at: number;
-}
-
-export interface ViewInput {
-  name?: string | undefined;
-  description?: string | undefined;
-  kinds?: Kind[] | undefined;
-  filters?: Filters | undefined;
-  scope?: Scope | undefined;
-}
 
 const noSuchView = () => notFound('No such view.');
 

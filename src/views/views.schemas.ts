@@ -1,5 +1,5 @@
 // The view object (docs/api.md "Objects": view): a saved query over one person's items.
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { collectionQuery, ScopeSchema } from '../items/items.schemas.ts';
 import { BBOX_RULES } from '../locations/locations.schemas.ts';
 import { TIME_LIMIT_S } from '../lib/time.ts';
@@ -52,6 +52,7 @@ export const FiltersSchema = Type.Object(FILTER_FIELDS, {
   additionalProperties: false,
   description: 'Every filter given must hold (they are combined with AND); `{}` matches every item of the kinds.',
 });
+export type Filters = Static<typeof FiltersSchema>;
 
 const VIEW_FIELDS = {
   name: Type.String({ maxLength: NAME_MAX, description: `1 to ${NAME_MAX} characters after trimming.` }),
@@ -79,6 +80,7 @@ export const ViewSchema = Type.Object(
   },
   { $id: 'View', description: "A saved query over one person's posts, media and locations." },
 );
+export type View = Static<typeof ViewSchema>;
 
 export const NewViewBody = Type.Object(
   {
@@ -107,5 +109,7 @@ export const ViewChangeBody = Type.Object(
     description: 'Only the fields sent change; `filters`, when sent, replaces the whole filters object.',
   },
 );
+/** A new view's fields (`NewViewBody`) or a change (`ViewChangeBody`): every field optional. */
+export type ViewInput = Static<typeof ViewChangeBody>;
 
 export const ViewItemsQuery = collectionQuery({});

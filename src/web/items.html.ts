@@ -1,7 +1,7 @@
 // Pieces of HTML the pages share for items.
 import { html, type Html } from '../lib/html.ts';
-import type { Scope } from '../items/items.logic.ts';
-import type { Medium } from '../media/media.logic.ts';
+import type { Scope } from '../items/items.schemas.ts';
+import type { Medium } from '../media/media.schemas.ts';
 
 export function scopeBadge(scope: Scope): Html {
   return html`<span class="badge ${scope}">${scope === 'public' ? 'Public' : 'Private'}</span>`;

@@ -3,7 +3,8 @@
 import { html, type Html } from '../lib/html.ts';
 import { fieldError, invalid } from '../core/errors.ts';
 import { IdParams } from '../items/items.schemas.ts';
-import { getMedium, type Medium } from '../media/media.logic.ts';
+import { getMedium } from '../media/media.logic.ts';
+import { type Medium } from '../media/media.schemas.ts';
 import { deleteButton } from './buttons.html.ts';
 import { mediumAlt, scopeBadge } from './items.html.ts';
 import { loadOwnItems } from './own-items.ts';

@@ -4,12 +4,16 @@
 // each is read up to the same instant, and only items newer than the horizon, the last one every
 // full page reached, are shown, so nothing is skipped or shown twice (the next page starts there).
 import { invalid } from '../core/errors.ts';
-import type { CollectionParams, Page, Scope } from '../items/items.logic.ts';
+import type { Page } from '../items/items.logic.ts';
+import type { CollectionParams, Scope } from '../items/items.schemas.ts';
 import type { ListContext } from '../items/kinds.ts';
 import { TIME_LIMIT_S } from '../lib/time.ts';
-import { listLocations, type Location } from '../locations/locations.logic.ts';
-import { listMedia, type Medium } from '../media/media.logic.ts';
-import { listPosts, type Post } from '../posts/posts.logic.ts';
+import { listLocations } from '../locations/locations.logic.ts';
+import { type Location } from '../locations/locations.schemas.ts';
+import { listMedia } from '../media/media.logic.ts';
+import { type Medium } from '../media/media.schemas.ts';
+import { listPosts } from '../posts/posts.logic.ts';
+import { type Post } from '../posts/posts.schemas.ts';
 import { readsExactly } from '../items/access.ts';
 import { deliveriesForPosts } from '../services/deliveries.logic.ts';
 import { mergePages } from '../views/merge.ts';

@@ -6,7 +6,8 @@
 import { html, type Html } from '../lib/html.ts';
 import { deleteButton } from './buttons.html.ts';
 import { connectors, SERVICE_TYPES } from '../services/connectors/index.ts';
-import { listGroups, listServices, type Service, type ServiceGroup } from '../services/services.logic.ts';
+import { listGroups, listServices } from '../services/services.logic.ts';
+import { type Service, type ServiceGroup } from '../services/services.schemas.ts';
 import type { AppPage } from './page.ts';
 
 interface FieldSchema {

@@ -10,7 +10,7 @@ import {
   ZONES_MAX,
   type Zone,
 } from '../privacy/zones.ts';
-import type { Scope } from '../items/items.logic.ts';
+import type { Scope } from '../items/items.schemas.ts';
 import { latestOwnPoint } from '../locations/locations.logic.ts';
 import { readSettingsObject } from '../settings/settings.api.ts';
 import type { AppPage } from './page.ts';

@@ -2,9 +2,10 @@
 // day in their time zone, with filters by kind and scope, a jump to a date and "load more"
 // (the reading and merging: ./own-items.ts).
 import { html, type Html } from '../lib/html.ts';
-import type { Location } from '../locations/locations.logic.ts';
-import { getMedium, type Medium } from '../media/media.logic.ts';
-import type { Delivery, Post } from '../posts/posts.logic.ts';
+import type { Location } from '../locations/locations.schemas.ts';
+import { getMedium } from '../media/media.logic.ts';
+import { type Medium } from '../media/media.schemas.ts';
+import type { Delivery, Post } from '../posts/posts.schemas.ts';
 import { listServices } from '../services/services.logic.ts';
 import { readSettingsObject } from '../settings/settings.api.ts';
 import { deleteButton } from './buttons.html.ts';

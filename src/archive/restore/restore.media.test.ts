@@ -12,7 +12,7 @@ import { gpsPhoto, uploadMedium } from '../../../test/media.ts';
 import { tokenFor } from '../../../test/tokens.ts';
 import { makeZip, type ZipInput } from '../../../test/zip.ts';
 import { lazyMedia, restoreDeps } from '../../job-runner.ts';
-import type { Import } from '../../imports/imports.logic.ts';
+import type { Import } from '../../imports/imports.schemas.ts';
 
 const RESTORE = [
   'create_post',

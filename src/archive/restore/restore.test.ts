@@ -17,7 +17,7 @@ import { buildApp } from '../../app.ts';
 import { openDatabase } from '../../db/database.ts';
 import { migrateToLatest } from '../../db/migrate.ts';
 import { lazyMedia, restoreDeps } from '../../job-runner.ts';
-import type { Import } from '../../imports/imports.logic.ts';
+import type { Import } from '../../imports/imports.schemas.ts';
 import { derivedId } from './restore.ids.ts';
 
 /** An app on SQLite whatever TEST_DATABASE_URL says: the source server of the round trip. */

@@ -8,11 +8,10 @@ import type { Db } from '../../db/database.ts';
 import { cursorsFor } from '../../core/cursors.ts';
 import { zonedToUtc } from '../../lib/time.ts';
 import { getSettings } from '../../settings/settings.logic.ts';
-import type { AppPage } from '../page.ts';
+import type { AppPage, Viewer } from '../page.ts';
 import { mapFolderUrl } from '../assets.ts';
 import { mapPolicy } from './map-policy.ts';
 import { latestPlace, latestPublicPlace } from './latest-place.ts';
-import type { Viewer } from '../page.ts';
 
 export interface MapQuery {
   from?: string | undefined;

@@ -8,10 +8,11 @@ import type { Page } from '../../items/items.logic.ts';
 import { selectVisible } from '../../items/items.repo.ts';
 import type { PageVersion } from '../../items/public-pages.ts';
 import { selectMediaByIds, type MediumRow } from '../../media/media.repo.ts';
-import { listPosts, publicMediaOf, toPost, type Post } from '../../posts/posts.logic.ts';
+import { listPosts, publicMediaOf, toPost } from '../../posts/posts.logic.ts';
 import { deliveriesForPosts } from '../../services/deliveries.logic.ts';
 import { publicPlacesFor } from '../../privacy/places.ts';
 import { findUserByUsername } from '../../users/users.repo.ts';
+import type { Post } from '../../posts/posts.schemas.ts';
 
 /** Posts per page of a profile. */
 export const PROFILE_PAGE_SIZE = 20;

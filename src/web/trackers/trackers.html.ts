@@ -4,7 +4,7 @@
 // (drawn here as SVG, so no script is needed), for Overland and GPSLogger the settings spelled out.
 import QRCode from 'qrcode';
 import { html, Html } from '../../lib/html.ts';
-import type { Service } from '../../services/services.logic.ts';
+import type { Service } from '../../services/services.schemas.ts';
 
 export const TRACKER_TYPES = ['owntracks', 'overland', 'gpslogger'] as const;
 export type TrackerType = (typeof TRACKER_TYPES)[number];
