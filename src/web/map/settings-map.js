@@ -5,7 +5,7 @@
 //   a click moves it), the grid cell it falls in and the place strangers are shown, computed
 //   by precision.js, the very module the server rounds with (src/privacy/grid.js).
 /* global document */
-import { gridLatStep, gridLonStep, roundPoint } from '../public/precision.js';
+import { gridLatStep, gridLonStep, roundPoint } from './precision.js';
 import { createMap, optionsOf } from './waypost-map.js';
 
 const ZONE = '#1565c0';

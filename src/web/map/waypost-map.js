@@ -10,7 +10,7 @@
 //   data-map-state "ready" once drawn, "failed" when the browser cannot draw maps (no WebGL)
 //   data-points-drawn  the points shown on screen (a cell counts its points)
 /* global document, window */
-import { AttributionControl, Map as MapLibre, NavigationControl, Popup } from '../public/maplibre-gl.mjs';
+import { AttributionControl, Map as MapLibre, NavigationControl, Popup } from './maplibre-gl.mjs';
 
 const ACCENT = '#c2185b';
 const TRACK = '#1565c0';
