@@ -1,8 +1,6 @@
 import { Type, type Static } from 'typebox';
-import { TIME_LIMIT_S } from '../lib/time.ts';
+import { Seconds } from '../items/items.schemas.ts';
 import { MAX_ZOOM } from './tiles.logic.ts';
-
-const Seconds = (description: string) => Type.Number({ minimum: -TIME_LIMIT_S, maximum: TIME_LIMIT_S, description });
 
 export const RangeQuery = {
   since_time: Type.Optional(Seconds('Only points with `time >= since_time` (Unix epoch seconds).')),

@@ -1,8 +1,7 @@
 // The view object (docs/api.md "Objects": view): a saved query over one person's items.
 import { Type, type Static } from 'typebox';
-import { collectionQuery, ScopeSchema } from '../items/items.schemas.ts';
+import { collectionQuery, ScopeSchema, Seconds } from '../items/items.schemas.ts';
 import { BBOX_RULES } from '../locations/locations.schemas.ts';
-import { TIME_LIMIT_S } from '../lib/time.ts';
 
 export const NAME_MAX = 100;
 export const DESCRIPTION_MAX = 2000;
@@ -12,8 +11,6 @@ export const SOURCES_MAX = 100;
 export const VIEWS_PER_USER_MAX = 500;
 
 export const KindSchema = Type.Union([Type.Literal('posts'), Type.Literal('media'), Type.Literal('locations')]);
-
-const Seconds = (description: string) => Type.Number({ minimum: -TIME_LIMIT_S, maximum: TIME_LIMIT_S, description });
 
 const FILTER_FIELDS = {
   since_time: Type.Optional(Seconds('Only items with `time >= since_time` (Unix epoch seconds).')),
