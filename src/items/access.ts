@@ -75,7 +75,7 @@ export async function readItem<T extends ItemTable>(
   const row = await selectVisible(db, table, id, { viewer: auth?.userId });
   if (!row) {
     if (!auth && (await itemExists(db, table, id))) throw unauthorized();
-    throw notFound(NO_SUCH[table]);
+    throw noSuch(table);
   }
   if (privateToStrangers(row) && !readsPrivate(auth)) throw insufficientScope(READS_PRIVATE);
   return row;
@@ -88,7 +88,7 @@ export async function readItem<T extends ItemTable>(
  */
 export async function ownItem(db: Db, table: ItemTable, id: string, auth: Auth): Promise<OwnItem> {
   const item = await findOwnItem(db, table, auth.userId, id);
-  if (!item) throw notFound(NO_SUCH[table]);
+  if (!item) throw noSuch(table);
   if (item.scope === 'private' && !readsPrivate(auth)) throw insufficientScope(READS_PRIVATE);
   return item;
 }
