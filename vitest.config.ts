@@ -9,5 +9,8 @@ export default defineConfig({
     // Guards against hangs, not speed checks: CLI tests spawn processes that hash with scrypt.
     testTimeout: 60_000,
     hookTimeout: 30_000,
+    // expect.poll waits for a page or a worker to catch up; 1 s (the default) is shorter than
+    // Chromium's first paint on two loaded cores, so a slow machine failed a true assertion.
+    expect: { poll: { timeout: 15_000 } },
   },
 });
