@@ -21,6 +21,7 @@ import {
 } from './imports.logic.ts';
 import { ImportParams, ImportSchema } from './imports.schemas.ts';
 import { receiveImportUpload } from './imports.upload.ts';
+import { EXPORT_FORMAT } from '../archive/format.ts';
 
 export interface ImportsRoutesOptions {
   db: Db;
@@ -52,7 +53,9 @@ export async function importsRoutes(fastify: FastifyInstance, { db, config, onJo
           "(`public` or `private`; default from the owner's settings). The file is stored, then read by the job " +
           'queue: 202 with `Location: /imports/<id>` and the import, which GET shows as it goes. A file in none of ' +
           `the formats is 400, saying what it looks like; one over the import limit (WAYPOST_IMPORT_LIMIT) is 413. ` +
-          'A Waypost export (`GET /export`; detected by its README.txt, or `format` `waypost-export`) is restored ' +
+          'A Waypost export (`GET /export`; detected by its README.txt, or `format` `' +
+          EXPORT_FORMAT +
+          '`) is restored ' +
           "into the caller's account: settings, services (disabled, without secrets), groups, views, media, posts " +
           'and locations, counted in `items` (docs/imports.md "Restoring an export"); it also needs ' +
           `${RESTORE_PERMISSIONS.map((p) => `\`${p}\``).join(', ')} (401 \`insufficient_scope\` naming the first missing).`,

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { literalUnion } from '../lib/literals.ts';
+import { EXPORT_FORMAT } from '../archive/format.ts';
 
 const count = (description: string) => Type.Integer({ minimum: 0, description });
 const seconds = (description: string) => Type.Union([Type.Number(), Type.Null()], { description });
@@ -45,7 +46,9 @@ export const ImportSchema = Type.Object(
       ],
       {
         description:
-          'A restore of a Waypost export (`format` `waypost-export`): what came back, per kind of object; the ' +
+          'A restore of a Waypost export (`format` `' +
+          EXPORT_FORMAT +
+          '`): what came back, per kind of object; the ' +
           'points are counted in points_*. Null for location files.',
       },
     ),

@@ -3,7 +3,7 @@
 // looks like.
 import type { ScopeValue } from '../../db/schema.ts';
 import type { FetchedImage } from '../../media/media.fetch.ts';
-import type { MediumRow } from '../../media/media.repo.ts';
+import { mediumRow, type MediumRow } from '../../media/media.repo.ts';
 import { CAPTION_MAX } from '../../media/media.schemas.ts';
 import { newId } from '../../lib/ids.ts';
 import type { PostRow } from '../../posts/posts.repo.ts';
@@ -106,26 +106,24 @@ export function importedPost(
   if (text === '') return undefined;
   // A date in the future is not believed: the post is dated when it was brought in.
   const time = entry.timeMs !== null && entry.timeMs <= at ? entry.timeMs : at;
-  const media: MediumRow[] = images.map(({ alt, image }) => ({
-    user_id: userId,
-    id: newId(),
-    scope,
-    time: image.takenMs ?? time,
-    created_at: at,
-    kind: 'image',
-    mime_type: image.mimeType,
-    size: image.size,
-    sha256: image.sha256,
-    width: image.width,
-    height: image.height,
-    duration: null,
-    // Where a picture from elsewhere was taken is not the person's to publish.
-    lat: null,
-    lon: null,
-    caption: [...alt].slice(0, CAPTION_MAX).join(''),
-    has_thumbnail: image.hasThumbnail ? 1 : 0,
-    source: serviceId,
-  }));
+  const media = images.map(({ alt, image }) =>
+    mediumRow({
+      userId,
+      id: newId(),
+      scope,
+      timeMs: image.takenMs ?? time,
+      createdAtMs: at,
+      file: { kind: 'image', mimeType: image.mimeType, size: image.size, sha256: image.sha256 },
+      width: image.width,
+      height: image.height,
+      duration: null,
+      // Where a picture from elsewhere was taken is not the person's to publish.
+      location: null,
+      caption: [...alt].slice(0, CAPTION_MAX).join(''),
+      hasThumbnail: image.hasThumbnail,
+      source: serviceId,
+    }),
+  );
   const post: PostRow = {
     user_id: userId,
     id: newId(),
