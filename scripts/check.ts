@@ -1,10 +1,11 @@
-// `npm run check`: type-check, lint, format check and no imports that run in a circle
-// (folders or files), no link from code to a docs section that does not exist; any
-// warning fails.
+// `npm run check`: type-check (the server, then the browser's scripts), lint, format check and
+// no imports that run in a circle (folders or files), no link from code to a docs section that
+// does not exist; any warning fails.
 import { spawnSync } from 'node:child_process';
 
 const steps: [string, string[]][] = [
   ['type-check', ['node_modules/typescript/bin/tsc', '--noEmit', '-p', 'tsconfig.json']],
+  ['browser-types', ['node_modules/typescript/bin/tsc', '--noEmit', '-p', 'tsconfig.browser.json']],
   ['lint', ['node_modules/eslint/bin/eslint.js', '--max-warnings', '0', '.']],
   ['format', ['node_modules/prettier/bin/prettier.cjs', '--check', '--log-level', 'warn', '.']],
   ['import-cycles', ['scripts/import-cycles.ts']],

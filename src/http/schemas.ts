@@ -1,6 +1,6 @@
 // Schemas every feature's routes share: the problem document and the helpers that declare
 // error responses, so each route's OpenAPI entry lists every status it can return.
-import { Type, type TSchema } from 'typebox';
+import { Type, type Static, type TSchema } from 'typebox';
 
 export const ProblemSchema = Type.Object(
   {
@@ -20,6 +20,7 @@ export const ProblemSchema = Type.Object(
   },
   { $id: 'Problem', description: 'RFC 9457 problem details.' },
 );
+export type Problem = Static<typeof ProblemSchema>;
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'The request is invalid; `errors` lists each field at fault.',

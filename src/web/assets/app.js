@@ -1,10 +1,22 @@
+// @ts-check
 // What every signed-in page's scripts share: calling the JSON API with the session and the
 // page's CSRF token (docs/oauth.md "The web app's own access"), readable errors beside the
 // fields, delete buttons with a confirmation, and forms sent as JSON.
 
+/** @typedef {import('../../http/schemas.ts').Problem} Problem */
+/**
+ * A form's named element: the pages name only inputs, selects and text areas.
+ * @typedef {HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement} Field
+ */
+
 const csrf = document.querySelector('meta[name="csrf-token"]')?.getAttribute('content') ?? '';
 
+/** An answer outside 2xx, with the problem document it carried (src/http/errors.ts writes them). */
 export class ApiError extends Error {
+  /**
+   * @param {number} status the HTTP status; 0 when the request never reached the server
+   * @param {Partial<Problem> | undefined} problem the answer's problem+json body, or what the page knows instead
+   */
   constructor(status, problem) {
     super(problem?.detail || `The server answered ${status}.`);
     this.status = status;
@@ -12,8 +24,18 @@ export class ApiError extends Error {
   }
 }
 
-/** Calls the API as the signed-in person. `body` is sent as JSON unless it is FormData. */
+/**
+ * Calls the API as the signed-in person. `body` is sent as JSON unless it is FormData. The caller
+ * says what a 2xx answer holds, by the type of the route's schema, in a JSDoc type on the result
+ * (`{ data: Post }`; `null` for a 204): where a page takes the server's JSON on trust.
+ * @template [T=unknown]
+ * @param {string} method
+ * @param {string} path
+ * @param {unknown} [body]
+ * @returns {Promise<{ data: T, response: Response }>}
+ */
 export async function api(method, path, body) {
+  /** @type {Record<string, string>} */
   const headers = { accept: 'application/json' };
   if (method !== 'GET' && method !== 'HEAD') headers['x-csrf-token'] = csrf;
   let payload;
@@ -23,14 +45,22 @@ export async function api(method, path, body) {
     payload = JSON.stringify(body);
   }
   const response = await fetch(path, { method, headers, body: payload, credentials: 'same-origin' });
-  if (response.status === 204) return { data: null, response };
+  if (response.status === 204) return { data: /** @type {T} */ (null), response };
   const type = response.headers.get('content-type') ?? '';
   const data = type.includes('json') ? await response.json() : await response.text();
   if (!response.ok) throw new ApiError(response.status, typeof data === 'object' ? data : undefined);
   return { data, response };
 }
 
-/** Uploads a file with progress (fetch has no upload progress; XMLHttpRequest does). */
+/**
+ * Uploads a file with progress (fetch has no upload progress; XMLHttpRequest does). The caller
+ * names the answer's schema type, as with api().
+ * @template T
+ * @param {string} path
+ * @param {FormData} formData
+ * @param {(fraction: number) => void} onProgress
+ * @returns {Promise<T>}
+ */
 export function upload(path, formData, onProgress) {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
@@ -55,7 +85,10 @@ export function upload(path, formData, onProgress) {
   });
 }
 
-/** Removes the messages an earlier attempt left in the form. */
+/**
+ * Removes the messages an earlier attempt left in the form.
+ * @param {HTMLFormElement} form
+ */
 export function clearErrors(form) {
   for (const node of form.querySelectorAll('.field-error, .form-error')) node.remove();
   for (const field of form.querySelectorAll('[aria-invalid]')) {
@@ -68,7 +101,10 @@ export function clearErrors(form) {
   }
 }
 
-/** Field name for an error path such as `/default_scopes/posts`, `body/config/url` or `text`. */
+/**
+ * Field name for an error path such as `/default_scopes/posts`, `body/config/url` or `text`.
+ * @param {string} path
+ */
 function fieldName(path) {
   const parts = String(path ?? '')
     .replace(/^\/?(body\/)?/, '')
@@ -77,13 +113,18 @@ function fieldName(path) {
   return parts.join('.');
 }
 
-/** Shows an API error beside the field it names, or at the top of the form. */
+/**
+ * Shows an API error beside the field it names, or at the top of the form.
+ * @param {HTMLFormElement} form
+ * @param {unknown} error what the attempt threw
+ */
 export function showError(form, error) {
   clearErrors(form);
   const problem = error instanceof ApiError ? error.problem : undefined;
   let placed = false;
   for (const item of problem?.errors ?? []) {
     const name = fieldName(item.path);
+    /** @type {Field | null} */
     const field =
       form.querySelector(`[name="${CSS.escape(name)}"]`) ??
       form.querySelector(`[name="${CSS.escape(name.split('.').pop() ?? '')}"]`);
@@ -102,14 +143,18 @@ export function showError(form, error) {
     const message = document.createElement('p');
     message.className = 'error form-error';
     message.setAttribute('role', 'alert');
-    message.textContent = error.message || 'Something went wrong.';
+    message.textContent = (error instanceof Error && error.message) || 'Something went wrong.';
     form.prepend(message);
   } else {
-    form.querySelector('[aria-invalid]')?.focus();
+    /** @type {Field | null} */ (form.querySelector('[aria-invalid]'))?.focus();
   }
 }
 
-/** A short message after the form, read out by screen readers. */
+/**
+ * A short message after the form, read out by screen readers.
+ * @param {HTMLFormElement} form
+ * @param {string} text
+ */
 export function announce(form, text) {
   let status = form.querySelector('.notice[role="status"]');
   if (!status) {
@@ -125,31 +170,37 @@ export function announce(form, text) {
 // data-confirm="…">; the element marked data-item around it goes when the server says it is gone.
 document.addEventListener('click', async (event) => {
   const button = event.target instanceof Element ? event.target.closest('button[data-delete]') : null;
-  if (!button) return;
+  if (!(button instanceof HTMLButtonElement)) return;
   event.preventDefault();
   if (!window.confirm(button.dataset.confirm || 'Delete this for good?')) return;
   button.disabled = true;
   try {
-    await api('DELETE', button.dataset.delete);
+    await api('DELETE', /** @type {string} the selector asked for data-delete */ (button.dataset.delete));
     const item = button.closest('[data-item]');
     if (button.dataset.then) window.location.assign(button.dataset.then);
     else if (item) item.remove();
   } catch (error) {
     button.disabled = false;
-    window.alert(error.message);
+    window.alert(error instanceof Error ? error.message : String(error));
   }
 });
 
 /**
  * Collects a form's fields as JSON: names with dots nest; data-type="number|boolean|list|json"
  * converts, "optional" leaves an empty field out; data-empty="null" sends an emptied field as null.
+ * @param {HTMLFormElement} form
+ * @returns {Record<string, unknown>}
  */
 export function formJson(form) {
+  /** @type {Record<string, any>} the JSON being built, nested as the names say */
   const out = {};
-  for (const field of form.elements) {
+  // Read as inputs: the other named controls (selects, text areas, buttons) have the same name,
+  // value, type and dataset, and no `checked` (undefined).
+  for (const field of /** @type {Iterable<HTMLInputElement>} */ (form.elements)) {
     if (!field.name || field.disabled || field.type === 'submit' || field.dataset.skip !== undefined) continue;
     if ((field.type === 'radio' || field.type === 'checkbox') && field.dataset.type !== 'boolean' && !field.checked)
       continue;
+    /** @type {string | number | boolean | object | null} a JSON value */
     let value = field.value;
     const type = field.dataset.type;
     if (value === '' && field.dataset.empty === 'null') value = null;
@@ -162,7 +213,7 @@ export function formJson(form) {
     const path = field.name.split('.');
     let target = out;
     for (const key of path.slice(0, -1)) target = target[key] ??= {};
-    const key = path[path.length - 1];
+    const key = /** @type {string} split gives one part at least */ (path[path.length - 1]);
     if (type === 'list') (target[key] ??= []).push(value);
     else target[key] = value;
   }
@@ -174,9 +225,9 @@ document.addEventListener('submit', async (event) => {
   const form = event.target;
   if (!(form instanceof HTMLFormElement) || !form.dataset.api) return;
   event.preventDefault();
-  const [method, path] = form.dataset.api.split(' ');
+  const [method, path] = /** @type {[string, string]} "METHOD /path" */ (form.dataset.api.split(' '));
   const button = form.querySelector('button[type="submit"], button:not([type])');
-  if (button) button.disabled = true;
+  if (button instanceof HTMLButtonElement) button.disabled = true;
   clearErrors(form);
   try {
     const body = formJson(form);
@@ -188,6 +239,6 @@ document.addEventListener('submit', async (event) => {
   } catch (error) {
     showError(form, error);
   } finally {
-    if (button) button.disabled = false;
+    if (button instanceof HTMLButtonElement) button.disabled = false;
   }
 });

@@ -1,14 +1,23 @@
+// @ts-check
 // Compose: the counter, uploads with progress and previews, geolocation, posting through the
 // JSON API, then each delivery's status, polled until it settles, with a retry for failures.
 import { announce, api, clearErrors, showError, upload } from './app.js';
 
-const form = document.getElementById('compose');
-const text = document.getElementById('text');
-const counter = document.getElementById('counter');
+/** @typedef {import('../../posts/posts.schemas.ts').Post} Post */
+/** @typedef {import('../../posts/posts.schemas.ts').NewPost} NewPost */
+/** @typedef {import('../../media/media.schemas.ts').Medium} Medium */
+/** @typedef {import('../../items/items.schemas.ts').Scope} Scope */
+/** @typedef {{ id: string | undefined, caption: HTMLInputElement }} Attachment the id once uploaded */
+
+// The elements src/web/compose.page.ts always renders.
+const form = /** @type {HTMLFormElement} */ (document.getElementById('compose'));
+const text = /** @type {HTMLTextAreaElement} */ (document.getElementById('text'));
+const counter = /** @type {HTMLElement} */ (document.getElementById('counter'));
 const max = Number(form.dataset.max);
+/** @type {Record<string, string>} service id -> name, as the page wrote them */
 const serviceNames = JSON.parse(form.dataset.services || '{}');
-const attachments = document.getElementById('attachments');
-const result = document.getElementById('result');
+const attachments = /** @type {HTMLUListElement} */ (document.getElementById('attachments'));
+const result = /** @type {HTMLElement} */ (document.getElementById('result'));
 
 function count() {
   const length = [...text.value.trim()].length;
@@ -19,13 +28,16 @@ text.addEventListener('input', count);
 count();
 
 let pending = 0;
-const uploaded = []; // { id, captionInput }
+/** @type {Attachment[]} */
+const uploaded = [];
 
-document.getElementById('files').addEventListener('change', (event) => {
+/** @type {HTMLInputElement} */ (document.getElementById('files')).addEventListener('change', (event) => {
+  if (!(event.target instanceof HTMLInputElement) || !event.target.files) return;
   for (const file of event.target.files) addFile(file);
   event.target.value = '';
 });
 
+/** @param {File} file */
 function addFile(file) {
   const item = document.createElement('li');
   item.className = 'card attachment';
@@ -72,6 +84,7 @@ function addFile(file) {
   item.append(preview, details);
   attachments.append(item);
 
+  /** @type {Attachment} */
   const entry = { id: undefined, caption };
   uploaded.push(entry);
   remove.addEventListener('click', () => {
@@ -83,9 +96,11 @@ function addFile(file) {
   data.append('scope', 'private');
   data.append('file', file);
   pending++;
-  upload('/media', data, (fraction) => {
-    progress.value = fraction;
-  })
+  /** @type {Promise<Medium>} */ (
+    upload('/media', data, (fraction) => {
+      progress.value = fraction;
+    })
+  )
     .then((medium) => {
       entry.id = medium.id;
       progress.value = 1;
@@ -101,8 +116,8 @@ function addFile(file) {
     });
 }
 
-const locate = document.getElementById('locate');
-const locateStatus = document.getElementById('locate-status');
+const locate = /** @type {HTMLButtonElement} */ (document.getElementById('locate'));
+const locateStatus = /** @type {HTMLElement} */ (document.getElementById('locate-status'));
 locate.addEventListener('click', () => {
   if (!navigator.geolocation) {
     locateStatus.textContent = 'This browser cannot tell its location; type the coordinates.';
@@ -111,8 +126,8 @@ locate.addEventListener('click', () => {
   locateStatus.textContent = 'Asking the browser…';
   navigator.geolocation.getCurrentPosition(
     (position) => {
-      document.getElementById('lat').value = position.coords.latitude.toFixed(6);
-      document.getElementById('lon').value = position.coords.longitude.toFixed(6);
+      /** @type {HTMLInputElement} */ (document.getElementById('lat')).value = position.coords.latitude.toFixed(6);
+      /** @type {HTMLInputElement} */ (document.getElementById('lon')).value = position.coords.longitude.toFixed(6);
       locateStatus.textContent = `Located (± ${Math.round(position.coords.accuracy)} m).`;
     },
     (error) => {
@@ -121,6 +136,10 @@ locate.addEventListener('click', () => {
   );
 });
 
+/**
+ * @param {HTMLInputElement} input latitude or longitude, each inside its label
+ * @param {string} message
+ */
 function fieldError(input, message) {
   const span = document.createElement('span');
   span.className = 'field-error';
@@ -128,7 +147,7 @@ function fieldError(input, message) {
   span.textContent = message;
   input.setAttribute('aria-invalid', 'true');
   input.setAttribute('aria-describedby', span.id);
-  input.closest('label').insertAdjacentElement('afterend', span);
+  /** @type {HTMLLabelElement} */ (input.closest('label')).insertAdjacentElement('afterend', span);
   input.focus();
 }
 
@@ -139,11 +158,22 @@ form.addEventListener('submit', async (event) => {
     announce(form, 'Wait until every file is uploaded.');
     return;
   }
-  const scope = form.querySelector('input[name="scope"]:checked')?.value ?? 'public';
-  const groups = [...form.querySelectorAll('input[name="groups"]:checked')].map((box) => box.value);
-  const body = { text: text.value, groups, scope, media_ids: uploaded.filter((e) => e.id).map((e) => e.id) };
-  const lat = document.getElementById('lat');
-  const lon = document.getElementById('lon');
+  // The scope radios' values are the two scopes.
+  const scope = /** @type {Scope} */ (
+    /** @type {HTMLInputElement | null} */ (form.querySelector('input[name="scope"]:checked'))?.value ?? 'public'
+  );
+  const groups = [
+    .../** @type {NodeListOf<HTMLInputElement>} */ (form.querySelectorAll('input[name="groups"]:checked')),
+  ].map((box) => box.value);
+  /** @type {NewPost} */
+  const body = {
+    text: text.value,
+    groups,
+    scope,
+    media_ids: /** @type {string[]} the uploaded ones */ (uploaded.filter((e) => e.id).map((e) => e.id)),
+  };
+  const lat = /** @type {HTMLInputElement} */ (document.getElementById('lat'));
+  const lon = /** @type {HTMLInputElement} */ (document.getElementById('lon'));
   if (lat.value.trim() || lon.value.trim()) {
     const point = { lat: Number(lat.value), lon: Number(lon.value) };
     if (!Number.isFinite(point.lat) || point.lat < -90 || point.lat > 90 || !lat.value.trim()) {
@@ -156,13 +186,14 @@ form.addEventListener('submit', async (event) => {
     }
     body.location = point;
   }
-  const button = document.getElementById('post-button');
+  const button = /** @type {HTMLButtonElement} */ (document.getElementById('post-button'));
   button.disabled = true;
   try {
     // Each file takes the post's scope and its caption first, so a public post shows its media.
     for (const entry of uploaded.filter((e) => e.id)) {
       await api('POST', `/media/id/${entry.id}`, { scope, caption: entry.caption.value });
     }
+    /** @type {{ data: Post }} */
     const { data: post } = await api('POST', '/posts', body);
     form.reset();
     attachments.replaceChildren();
@@ -176,6 +207,7 @@ form.addEventListener('submit', async (event) => {
   }
 });
 
+/** @param {Post} post */
 function showPost(post) {
   result.replaceChildren();
   const card = document.createElement('article');
@@ -194,6 +226,10 @@ function showPost(post) {
   renderDeliveries(post, list);
 }
 
+/**
+ * @param {Post} post
+ * @param {HTMLUListElement} list
+ */
 function renderDeliveries(post, list) {
   list.replaceChildren();
   if (!post.deliveries || post.deliveries.length === 0) {
@@ -235,7 +271,7 @@ function renderDeliveries(post, list) {
           void poll(post.id, list);
         } catch (error) {
           retry.disabled = false;
-          li.append(` ${error.message}`);
+          li.append(` ${error instanceof Error ? error.message : String(error)}`);
         }
       });
       li.append(' ', retry);
@@ -245,8 +281,13 @@ function renderDeliveries(post, list) {
   if (unsettled) setTimeout(() => void poll(post.id, list), 1000);
 }
 
+/**
+ * @param {string} id
+ * @param {HTMLUListElement} list
+ */
 async function poll(id, list) {
   try {
+    /** @type {{ data: Post }} */
     const { data } = await api('GET', `/posts/id/${id}`);
     renderDeliveries(data, list);
   } catch {

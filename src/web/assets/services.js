@@ -1,16 +1,26 @@
+// @ts-check
 // Services: the on/off switch, the test button (the service's answer shown beside it) and group
 // membership boxes. Edit forms are the shared JSON forms of app.js.
 import { api } from './app.js';
 
+// POST /services/<id>/test answers a ServiceTest, POST /services/<id> a Service (their schemas are
+// in src/services/services.schemas.ts). That module is not imported here: it brings the connector
+// registry, and with it the server's own types, into the browser's check (docs/conventions.md 20),
+// so the fields read here are written out, the one such copy in the browser's scripts.
+/** @typedef {{ ok: boolean, status: number | null, detail: string }} ServiceTest */
+/** @typedef {{ enabled: boolean }} ServiceSwitch what the switch reads of the Service */
+
 document.addEventListener('click', async (event) => {
   const button = event.target instanceof Element ? event.target.closest('button[data-test]') : null;
-  if (!button) return;
-  const status = button.closest('[data-service]').querySelector('.test-result');
+  if (!(button instanceof HTMLButtonElement)) return;
+  const status = button.closest('[data-service]')?.querySelector('.test-result');
+  if (!status) return;
   button.disabled = true;
   status.textContent = 'Testing…';
   try {
     // 200 whatever the target said: `ok` tells, `status` is its HTTP status (null: not reached),
     // `detail` its answer or why it could not be reached (docs/api.md "Services and groups").
+    /** @type {{ data: ServiceTest }} */
     const { data } = await api('POST', `/services/${button.dataset.test}/test`);
     const answer = data && typeof data === 'object' ? data : { ok: false, status: null, detail: String(data) };
     const answered =
@@ -24,7 +34,7 @@ document.addEventListener('click', async (event) => {
       status.className = 'test-result status-failed';
     }
   } catch (error) {
-    status.textContent = `Test failed: ${error.message}`;
+    status.textContent = `Test failed: ${error instanceof Error ? error.message : String(error)}`;
     status.className = 'test-result status-failed';
   } finally {
     button.disabled = false;
@@ -35,15 +45,17 @@ document.addEventListener('change', async (event) => {
   const box = event.target;
   if (!(box instanceof HTMLInputElement) || !box.dataset.enable) return;
   const status = document.getElementById(`${box.id}-status`);
+  if (!status) return;
   box.disabled = true;
   try {
+    /** @type {{ data: ServiceSwitch }} */
     const { data } = await api('POST', box.dataset.enable, { enabled: box.checked });
     box.checked = data.enabled;
     status.textContent = data.enabled ? 'On: it gets new posts.' : 'Off: it gets nothing new.';
     status.className = 'help';
   } catch (error) {
     box.checked = !box.checked;
-    status.textContent = error.message;
+    status.textContent = error instanceof Error ? error.message : String(error);
     status.className = 'field-error';
   } finally {
     box.disabled = false;
@@ -53,14 +65,15 @@ document.addEventListener('change', async (event) => {
 document.addEventListener('change', async (event) => {
   const box = event.target;
   if (!(box instanceof HTMLInputElement) || !box.dataset.member) return;
-  const status = box.closest('[data-item]').querySelector('.member-status');
+  const status = box.closest('[data-item]')?.querySelector('.member-status');
+  if (!status) return;
   box.disabled = true;
   try {
     await api(box.checked ? 'POST' : 'DELETE', box.dataset.member);
     status.textContent = 'Saved.';
   } catch (error) {
     box.checked = !box.checked;
-    status.textContent = error.message;
+    status.textContent = error instanceof Error ? error.message : String(error);
   } finally {
     box.disabled = false;
   }

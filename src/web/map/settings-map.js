@@ -1,12 +1,18 @@
+// @ts-check
 // The Settings page's two maps (docs/maps.md "The Settings page"):
 // - the privacy zones as circles over the person's own points (the owner's tiles); a click
 //   places a zone, through the form's script (src/web/assets/settings.js, event "zone-place");
 // - what the public precision does: a sample point (the latest point, else the map's centre;
 //   a click moves it), the grid cell it falls in and the place strangers are shown, computed
 //   by precision.js, the very module the server rounds with (src/privacy/grid.js).
-/* global document */
+/* global document, HTMLFormElement, HTMLSelectElement */
 import { gridLatStep, gridLonStep, roundPoint } from './precision.js';
 import { createMap, optionsOf } from './waypost-map.js';
+
+/** @typedef {import('./maplibre-gl.mjs').Map} MapLibre */
+/** @typedef {import('./maplibre-gl.mjs').GeoJSONSource} GeoJSONSource */
+/** @typedef {import('./maplibre-gl.mjs').ExpressionSpecification} ExpressionSpecification */
+/** @typedef {import('./maplibre-gl.mjs').MapLibreEvent} MapLibreEvent */
 
 const ZONE = '#1565c0';
 const MOVING = '#e65100';
@@ -14,12 +20,23 @@ const SERVED = '#c2185b';
 const EARTH_RADIUS_M = 6_371_008.8;
 const RAD = Math.PI / 180;
 
-/** Once the style is in, so sources and layers can be added. */
+/**
+ * Once the style is in, so sources and layers can be added.
+ * @param {MapLibre} map
+ */
 function whenLoaded(map) {
-  return new Promise((resolve) => (map.loaded() ? resolve() : map.once('load', resolve)));
+  return /** @type {Promise<MapLibreEvent | void>} nothing, or the load event */ (
+    new Promise((resolve) => (map.loaded() ? resolve() : map.once('load', resolve)))
+  );
 }
 
-/** A circle as a polygon of 64 sides: the points `radius` metres from the centre. */
+/**
+ * A circle as a polygon of 64 sides: the points `radius` metres from the centre.
+ * @param {number} lat
+ * @param {number} lon
+ * @param {number} radius
+ * @returns {GeoJSON.Polygon}
+ */
 function circle(lat, lon, radius) {
   const d = radius / EARTH_RADIUS_M;
   const phi1 = lat * RAD;
@@ -36,11 +53,20 @@ function circle(lat, lon, radius) {
   return { type: 'Polygon', coordinates: [ring] };
 }
 
-/** The zones as the form holds them now (those with a usable centre and radius). */
+/**
+ * The zones as the form holds them now (those with a usable centre and radius).
+ * @param {HTMLFormElement} form
+ * @returns {GeoJSON.FeatureCollection}
+ */
 function zonesInForm(form) {
+  /** @type {GeoJSON.Feature[]} */
   const features = [];
   for (const zone of form.querySelectorAll('[data-zone]')) {
-    const value = (field) => Number(zone.querySelector(`[data-field="${field}"]`)?.value || Number.NaN);
+    // Each `data-field` of a zone is an input.
+    const value = (/** @type {string} */ field) =>
+      Number(
+        /** @type {HTMLInputElement | null} */ (zone.querySelector(`[data-field="${field}"]`))?.value || Number.NaN,
+      );
     const [lat, lon, radius] = [value('lat'), value('lon'), value('radius_m')];
     if (![lat, lon, radius].every(Number.isFinite) || Math.abs(lat) > 85 || radius <= 0) continue;
     const moving = zone.querySelector('[data-move]')?.getAttribute('aria-pressed') === 'true';
@@ -49,12 +75,17 @@ function zonesInForm(form) {
   return { type: 'FeatureCollection', features };
 }
 
+/**
+ * @param {HTMLElement} element
+ * @param {HTMLFormElement} form
+ */
 async function zonesMap(element, form) {
   const handle = await createMap(element, optionsOf(element));
   if (!handle) return;
   const { map } = handle;
   await whenLoaded(map);
   map.addSource('zones', { type: 'geojson', data: zonesInForm(form) });
+  /** @type {ExpressionSpecification} */
   const colour = ['case', ['get', 'moving'], MOVING, ZONE];
   map.addLayer({
     id: 'zones-fill',
@@ -65,7 +96,7 @@ async function zonesMap(element, form) {
   map.addLayer({ id: 'zones-line', type: 'line', source: 'zones', paint: { 'line-color': colour, 'line-width': 2 } });
   const draw = () => {
     const data = zonesInForm(form);
-    map.getSource('zones').setData(data);
+    /** @type {GeoJSONSource} */ (map.getSource('zones')).setData(data);
     element.dataset.zonesDrawn = String(data.features.length);
   };
   draw();
@@ -77,9 +108,15 @@ async function zonesMap(element, form) {
   });
 }
 
-const fixed = (value) => value.toFixed(5);
+const fixed = (/** @type {number} */ value) => value.toFixed(5);
 
-/** Great-circle distance in metres. */
+/** @typedef {{ lat: number, lon: number }} Place */
+
+/**
+ * Great-circle distance in metres.
+ * @param {Place} a
+ * @param {Place} b
+ */
 function distance(a, b) {
   const h =
     Math.sin(((b.lat - a.lat) * RAD) / 2) ** 2 +
@@ -87,10 +124,16 @@ function distance(a, b) {
   return 2 * EARTH_RADIUS_M * Math.asin(Math.min(1, Math.sqrt(h)));
 }
 
+/** @param {number} m */
 function metres(m) {
   return m >= 1000 ? `${(m / 1000).toFixed(1)} km` : `${Math.round(m)} m`;
 }
 
+/**
+ * @param {HTMLElement} element
+ * @param {HTMLSelectElement} select the public precision, in metres
+ * @param {HTMLElement} text
+ */
 async function precisionMap(element, select, text) {
   const handle = await createMap(element, optionsOf(element));
   if (!handle) return;
@@ -98,9 +141,14 @@ async function precisionMap(element, select, text) {
   await whenLoaded(map);
   const given = element.dataset.sample?.split(',').map(Number);
   let latest = given?.length === 2 && given.every(Number.isFinite);
-  let sample = latest ? { lon: given[0], lat: given[1] } : { lon: map.getCenter().lng, lat: map.getCenter().lat };
+  // While `latest` holds, `given` is its two numbers.
+  /** @type {Place} */
+  let sample = latest
+    ? { lon: /** @type {[number, number]} */ (given)[0], lat: /** @type {[number, number]} */ (given)[1] }
+    : { lon: map.getCenter().lng, lat: map.getCenter().lat };
   map.addSource('precision', { type: 'geojson', data: { type: 'FeatureCollection', features: [] } });
-  const is = (kind) => ['==', ['get', 'kind'], kind];
+  /** @returns {ExpressionSpecification} */
+  const is = (/** @type {string} */ kind) => ['==', ['get', 'kind'], kind];
   map.addLayer({
     id: 'precision-cell',
     type: 'fill',
@@ -131,7 +179,12 @@ async function precisionMap(element, select, text) {
   const update = () => {
     const precision = Number(select.value);
     const served = roundPoint(sample.lat, sample.lon, precision);
-    const feature = (kind, geometry) => ({ type: 'Feature', properties: { kind }, geometry });
+    /** @returns {GeoJSON.Feature} */
+    const feature = (/** @type {string} */ kind, /** @type {GeoJSON.Geometry} */ geometry) => ({
+      type: 'Feature',
+      properties: { kind },
+      geometry,
+    });
     const features = [feature('sample', { type: 'Point', coordinates: [sample.lon, sample.lat] })];
     const which = latest ? 'Your latest point' : 'This sample point';
     if (precision <= 0) {
@@ -177,7 +230,7 @@ async function precisionMap(element, select, text) {
         `${fixed(served.lat)}, ${fixed(served.lon)} (pink), ${metres(distance(sample, served))} away. ` +
         'Every place in the shaded cell is shown at that same spot.';
     }
-    map.getSource('precision').setData({ type: 'FeatureCollection', features });
+    /** @type {GeoJSONSource} */ (map.getSource('precision')).setData({ type: 'FeatureCollection', features });
     element.dataset.served = `${served.lat},${served.lon}`;
   };
   update();
@@ -191,8 +244,8 @@ async function precisionMap(element, select, text) {
 
 const zones = document.getElementById('zones-map');
 const zonesForm = document.getElementById('zones-form');
-if (zones && zonesForm) void zonesMap(zones, zonesForm);
+if (zones && zonesForm instanceof HTMLFormElement) void zonesMap(zones, zonesForm);
 const precision = document.getElementById('precision-map');
 const select = document.getElementById('precision');
 const text = document.getElementById('precision-preview');
-if (precision && select && text) void precisionMap(precision, select, text);
+if (precision && select instanceof HTMLSelectElement && text) void precisionMap(precision, select, text);

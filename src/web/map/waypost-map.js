@@ -1,3 +1,4 @@
+// @ts-check
 // A person's points on a map, drawn from Waypost's vector tiles (docs/history.md "Tiles") with
 // MapLibre GL JS (docs/maps.md). Low zooms carry counts per cell (drawn as density), high zooms
 // the points and the tracks between them; the browser never receives every point.
@@ -12,11 +13,38 @@
 /* global document, window */
 import { AttributionControl, Map as MapLibre, NavigationControl, Popup } from './maplibre-gl.mjs';
 
+/** @typedef {import('./maplibre-gl.mjs').StyleSpecification} StyleSpecification */
+/** @typedef {import('./maplibre-gl.mjs').GeoJSONSource} GeoJSONSource */
+/** @typedef {import('./maplibre-gl.mjs').VectorTileSource} VectorTileSource */
+/** @typedef {import('../../config.ts').MapStyle} Basemap */
+/** @typedef {import('../../history/tracks.logic.ts').DayTrack} DayTrack */
+/**
+ * What a map draws (optionsOf reads it from the element), and what the owner's page adds.
+ * @typedef {object} MapOptions
+ * @property {string} [tiles]
+ * @property {Basemap} basemap
+ * @property {[number, number]} [center] longitude, latitude
+ * @property {number} [zoom]
+ * @property {(time: number) => Promise<string[]>} [describe]
+ */
+/**
+ * What createMap gives back to change what is drawn.
+ * @typedef {object} MapHandle
+ * @property {MapLibre} map
+ * @property {(tiles: string) => void} setTiles
+ * @property {(feature: DayTrack) => void} showTrack
+ */
+
 const ACCENT = '#c2185b';
 const TRACK = '#1565c0';
 
-/** The style under the points: a plain background, and the basemap when one is configured. */
+/**
+ * The style under the points: a plain background, and the basemap when one is configured.
+ * @param {Basemap} basemap
+ * @returns {Promise<StyleSpecification>}
+ */
 async function baseStyle(basemap) {
+  /** @type {StyleSpecification} */
   const plain = {
     version: 8,
     sources: {},
@@ -45,7 +73,11 @@ async function baseStyle(basemap) {
   return plain;
 }
 
-/** The person's layers, above whatever the basemap drew (none without tiles). */
+/**
+ * The person's layers, above whatever the basemap drew (none without tiles).
+ * @param {StyleSpecification} style
+ * @param {string | undefined} tiles
+ */
 function addPointLayers(style, tiles) {
   if (!tiles) return style;
   style.sources.waypost = { type: 'vector', tiles: [tiles], minzoom: 0, maxzoom: 18 };
@@ -87,15 +119,19 @@ function addPointLayers(style, tiles) {
   return style;
 }
 
-/** Points on screen: each point feature once, each cell by its count. */
+/**
+ * Points on screen: each point feature once, each cell by its count.
+ * @param {MapLibre} map
+ */
 function pointsDrawn(map) {
   const seen = new Set();
   let total = 0;
   const layers = ['waypost-cells', 'waypost-points'].filter((id) => map.getLayer(id));
   if (layers.length === 0) return 0;
   for (const feature of map.queryRenderedFeatures({ layers })) {
-    // A feature on a tile edge can be returned once per tile that holds it.
-    const key = `${feature.layer.id}:${feature.properties.time ?? ''}:${JSON.stringify(feature.geometry.coordinates)}`;
+    // A feature on a tile edge can be returned once per tile that holds it. Both layers draw points.
+    const point = /** @type {GeoJSON.Point} */ (feature.geometry);
+    const key = `${feature.layer.id}:${feature.properties.time ?? ''}:${JSON.stringify(point.coordinates)}`;
     if (seen.has(key)) continue;
     seen.add(key);
     total += feature.layer.id === 'waypost-cells' ? Number(feature.properties.count) : 1;
@@ -103,11 +139,15 @@ function pointsDrawn(map) {
   return total;
 }
 
+/** @param {number} seconds */
 function when(seconds) {
   return new Date(seconds * 1000).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
 }
 
-/** A popup's content, built from text nodes (never HTML from data). */
+/**
+ * A popup's content, built from text nodes (never HTML from data).
+ * @param {string[]} lines
+ */
 function popupContent(lines) {
   const box = document.createElement('div');
   for (const line of lines) {
@@ -122,6 +162,9 @@ function popupContent(lines) {
  * Makes `container` a map of the points in `options.tiles`. `options.describe(time)` may add
  * lines about a clicked point (the owner's page adds its accuracy). Returns a handle to change
  * what is drawn, or undefined when this browser cannot draw a map.
+ * @param {HTMLElement} container
+ * @param {MapOptions} options
+ * @returns {Promise<MapHandle | undefined>}
  */
 export async function createMap(container, options) {
   const style = addPointLayers(await baseStyle(options.basemap), options.tiles);
@@ -177,11 +220,15 @@ export async function createMap(container, options) {
     map,
     /** Draws other tiles (another time range, or what strangers see). */
     setTiles(tiles) {
-      map.getSource('waypost')?.setTiles([tiles]);
+      /** @type {VectorTileSource | undefined} */ (map.getSource('waypost'))?.setTiles([tiles]);
     },
     /** Draws one day's track (a GeoJSON Feature with a LineString) and moves the map to it. */
     showTrack(feature) {
-      const data = feature.geometry ? feature : { type: 'FeatureCollection', features: [] };
+      /** @type {GeoJSON.GeoJSON} */
+      const data = feature.geometry
+        ? /** @type {GeoJSON.Feature} with its line */ (feature)
+        : { type: 'FeatureCollection', features: [] };
+      /** @type {GeoJSONSource | undefined} */
       const source = map.getSource('waypost-day');
       if (source) source.setData(data);
       else {
@@ -210,23 +257,35 @@ export async function createMap(container, options) {
   };
 }
 
-/** A same-origin path as an absolute URL (MapLibre's worker needs one). */
+/**
+ * A same-origin path as an absolute URL (MapLibre's worker needs one).
+ * @param {string} path
+ */
 export function absolute(path) {
   return path.startsWith('/') ? `${window.location.origin}${path}` : path;
 }
 
-/** The options a map element names in its data attributes. */
+/**
+ * The options a map element names in its data attributes.
+ * @param {HTMLElement} element
+ * @returns {MapOptions}
+ */
 export function optionsOf(element) {
   const center = element.dataset.center?.split(',').map(Number);
   return {
     // Not through URL(): it would percent-encode the {z}/{x}/{y} placeholders.
     tiles: element.dataset.tiles ? absolute(element.dataset.tiles) : undefined,
     basemap: JSON.parse(element.dataset.basemap ?? '{"kind":"none"}'),
-    center: center && center.length === 2 && center.every(Number.isFinite) ? center : undefined,
+    center:
+      center && center.length === 2 && center.every(Number.isFinite)
+        ? /** @type {[number, number]} */ (center)
+        : undefined,
     zoom: element.dataset.zoom ? Number(element.dataset.zoom) : undefined,
   };
 }
 
-for (const element of document.querySelectorAll('[data-waypost-map]:not([data-map-manual])')) {
+for (const element of /** @type {NodeListOf<HTMLElement>} */ (
+  document.querySelectorAll('[data-waypost-map]:not([data-map-manual])')
+)) {
   void createMap(element, optionsOf(element));
 }
