@@ -1,0 +1,186 @@
+// `npm run bench:visits`: visits and trips (src/visits/detect.ts) against a simulated truth
+// (bench/visits-sim.ts), beside the baseline (bench/visits-baseline.ts), and the speed and
+// memory of detection over ten million points. Knobs: BENCH_SEEDS (default 5) runs of
+// BENCH_DAYS (default 28) for each row; BENCH_POINTS (default 10,000,000) for the speed run,
+// which runs in child processes of its own (generating only, then generating and detecting) so
+// each peak RSS is its own. `npm run bench:visits -- accuracy` or `-- speed` runs one half.
+// Scores, for each row the median over seeds and the spread (lowest-highest):
+// - found: of the true stays of 10 minutes or more (but the first and last, cut by the edges of
+//   the simulation), the share with a visit whose start and end are each within 3 minutes of
+//   the truth and whose centre is within 100 m of the place (goal >= 95 %);
+// - false: the share of visits not spending at least half their time at a true stay within
+//   100 m of their centre (goal <= 5 %);
+// - distance: of trips that truly moved 500 m or more, the median error of the distance
+//   against the truth over the trip's own start and end, and the share within 5 % (goal);
+// - mode: of those trips, the share whose mode is the truth's (the mode of most of the
+//   distance), and the share said `unknown`.
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { distanceM } from '../src/history/geo.ts';
+import { createDetector, detect, type Mode } from '../src/visits/detect.ts';
+import { baseline } from './visits-baseline.ts';
+import { simulate, simulateActivities, type SimOptions, type Simulation } from './visits-sim.ts';
+
+const SEEDS = Number(process.env.BENCH_SEEDS ?? 5);
+const DAYS = Number(process.env.BENCH_DAYS ?? 28);
+const POINTS = Number(process.env.BENCH_POINTS ?? 10_000_000);
+const log = (line: string) => process.stdout.write(`${line}\n`);
+const MIN = 60_000;
+
+interface Found {
+  visits: { start: number; end: number; lat: number; lon: number }[];
+  trips: { start: number; end: number; distanceM: number; mode: Mode }[];
+}
+
+export interface Score {
+  found: number;
+  falseShare: number;
+  distanceError: number;
+  within5: number;
+  mode: number;
+  unknown: number;
+}
+
+const overlap = (a: { start: number; end: number }, b: { start: number; end: number }) =>
+  Math.max(0, Math.min(a.end, b.end) - Math.max(a.start, b.start));
+
+export function score(sim: Simulation, result: Found): Score {
+  const scored = sim.stays.slice(1, -1).filter((s) => s.end - s.start >= 10 * MIN);
+  const found = scored.filter((stay) =>
+    result.visits.some(
+      (v) =>
+        Math.abs(v.start - stay.start) <= 3 * MIN && Math.abs(v.end - stay.end) <= 3 * MIN && distanceM(v, stay) <= 100,
+    ),
+  ).length;
+  const falseVisits = result.visits.filter((v) => {
+    const atStays = sim.stays.filter((s) => distanceM(v, s) <= 100).reduce((sum, s) => sum + overlap(v, s), 0);
+    return atStays < 0.5 * (v.end - v.start);
+  }).length;
+  const errors: number[] = [];
+  let right = 0;
+  let unknown = 0;
+  for (const trip of result.trips) {
+    const truth = sim.movedM(trip.start, trip.end);
+    if (truth < 500) continue;
+    errors.push(Math.abs(trip.distanceM - truth) / truth);
+    if (trip.mode === sim.modeBetween(trip.start, trip.end)) right += 1;
+    if (trip.mode === 'unknown') unknown += 1;
+  }
+  const share = (n: number, of: number) => (of ? (100 * n) / of : 0);
+  return {
+    found: share(found, scored.length),
+    falseShare: share(falseVisits, result.visits.length),
+    distanceError: 100 * median(errors),
+    within5: share(errors.filter((e) => e <= 0.05).length, errors.length),
+    mode: share(right, errors.length),
+    unknown: share(unknown, errors.length),
+  };
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length === 0 ? NaN : sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+const cell = (values: number[], digits = 1) =>
+  `${median(values).toFixed(digits)} (${Math.min(...values).toFixed(digits)}-${Math.max(...values).toFixed(digits)})`;
+
+function row(label: string, options: Omit<SimOptions, 'seed' | 'days'>) {
+  const ours: Score[] = [];
+  const theirs: Score[] = [];
+  for (let seed = 1; seed <= SEEDS; seed += 1) {
+    const sim = simulate({ ...options, seed, days: DAYS });
+    ours.push(score(sim, detect(sim.points)));
+    theirs.push(score(sim, baseline(sim.points)));
+  }
+  for (const [who, scores] of [
+    ['Waypost', ours],
+    ['Li 2008', theirs],
+  ] as const) {
+    const pick = (key: keyof Score) => cell(scores.map((s) => s[key]));
+    log(
+      `| ${label} | ${who} | ${pick('found')} | ${pick('falseShare')} | ${pick('distanceError')} | ${pick('within5')} | ${pick('mode')} | ${pick('unknown')} |`,
+    );
+  }
+}
+
+function accuracy() {
+  log(`${SEEDS} seeds of ${DAYS} days each; median (lowest-highest) over seeds; shares in %`);
+  log(
+    '| sampling, noise | method | stays found | visits false | distance error | trips within 5 % | mode right | mode unknown |',
+  );
+  log('| --- | --- | --- | --- | --- | --- | --- | --- |');
+  row('phone (10 s-5 min), x1', {});
+  row('phone, x2', { noise: 2 });
+  for (const interval of [30, 120, 300]) {
+    row(`${interval} s, x1`, { interval });
+    row(`${interval} s, x2`, { interval, noise: 2 });
+  }
+  row('phone, x1, two trackers', { trackers: 2 });
+  row('phone, x1, 5 % outliers', { outliers: 0.05 });
+}
+
+/** Peak resident memory of this process, MB (the kernel's high-water mark). */
+function peakRssMb(): number {
+  const status = readFileSync('/proc/self/status', 'utf8');
+  return Number(/VmHWM:\s+(\d+) kB/.exec(status)![1]) / 1024;
+}
+
+/** In a child: streams POINTS simulated points (one tracker, every 10-30 s), detecting or not. */
+function speedChild(detecting: boolean) {
+  const detector = createDetector();
+  let points = 0;
+  let visits = 0;
+  let trips = 0;
+  const begin = process.hrtime.bigint();
+  for (const { points: batch } of simulateActivities({ seed: 1, days: 100_000, interval: 20 })) {
+    for (const point of batch) {
+      if (detecting) {
+        const done = detector.push(point);
+        if (done) [visits, trips] = [visits + done.visits.length, trips + done.trips.length];
+      }
+      if (++points >= POINTS) break;
+    }
+    if (points >= POINTS) break;
+  }
+  if (detecting) {
+    const done = detector.flush();
+    [visits, trips] = [visits + done.visits.length, trips + done.trips.length];
+  }
+  const seconds = Number(process.hrtime.bigint() - begin) / 1e9;
+  log(JSON.stringify({ points, visits, trips, seconds, peakRssMb: peakRssMb() }));
+}
+
+function speed() {
+  const run = (what: string) => {
+    const child = spawnSync(process.execPath, [import.meta.filename, 'speed-child', what], { encoding: 'utf8' });
+    if (child.status !== 0) throw new Error(child.stderr);
+    return JSON.parse(child.stdout) as {
+      points: number;
+      visits: number;
+      trips: number;
+      seconds: number;
+      peakRssMb: number;
+    };
+  };
+  const generated = run('generate');
+  const detected = run('detect');
+  log(`| what | points | seconds | peak RSS MB | visits | trips |`);
+  log(`| --- | --- | --- | --- | --- | --- |`);
+  for (const [label, r] of [
+    ['simulating only (baseline)', generated],
+    ['simulating and detecting', detected],
+  ] as const) {
+    log(`| ${label} | ${r.points} | ${r.seconds.toFixed(1)} | ${r.peakRssMb.toFixed(0)} | ${r.visits} | ${r.trips} |`);
+  }
+  const net = detected.seconds - generated.seconds;
+  log(`detection alone: ${net.toFixed(1)} s, ${((1e6 * net) / detected.points).toFixed(2)} µs a point`);
+}
+
+const [what, arg] = process.argv.slice(2);
+if (what === 'speed-child') speedChild(arg === 'detect');
+else {
+  if (what !== 'speed') accuracy();
+  if (what !== 'accuracy') speed();
+}
