@@ -16,7 +16,7 @@
 //   distance), and the share said `unknown`.
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { distanceM } from '../src/history/geo.ts';
+import { distanceM } from '../src/lib/distance.ts';
 import { createDetector, detect, type Mode } from '../src/visits/detect.ts';
 import { baseline } from './visits-baseline.ts';
 import { simulate, simulateActivities, type SimOptions, type Simulation } from './visits-sim.ts';

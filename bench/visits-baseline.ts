@@ -7,7 +7,7 @@
 // Same D and T as the detector (100 m, 5 minutes). Trips are the movement between two stay
 // points: the sum of every step (docs/history.md "Rules for distance and movement", what day
 // tracks add up) and a mode from the average speed.
-import { distanceM, segmentM } from '../src/history/geo.ts';
+import { distanceM, segmentM } from '../src/lib/distance.ts';
 import { STAY_MIN_MS, STAY_RADIUS_M, type DetectorPoint, type Mode } from '../src/visits/detect.ts';
 
 export interface BaselineVisit {

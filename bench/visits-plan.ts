@@ -3,7 +3,7 @@
 // bicycle, car or on foot), lunch at a café, gym or a shop, an evening walk; weekends: a drive or
 // a train to another city with a night in a hotel, or a local weekend; every fourth week a flight
 // there and back. Nothing here knows about GPS: that is the trackers' part.
-import { distanceM } from '../src/history/geo.ts';
+import { distanceM } from '../src/lib/distance.ts';
 import type { Mode } from '../src/visits/detect.ts';
 
 export type Random = () => number;

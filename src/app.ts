@@ -22,6 +22,9 @@ import plumbing, { clientErrorHandler, frameworkErrors, requestId, securityHeade
 import { importsRoutes } from './imports/imports.routes.ts';
 import { infoRoutes } from './info/info.routes.ts';
 import { historyRoutes } from './history/history.routes.ts';
+import { refreshHistory } from './history/refresh.ts';
+import { placesRoutes } from './places/places.routes.ts';
+import { visitsRoutes } from './visits/visits.routes.ts';
 import { locationsRoutes } from './locations/locations.routes.ts';
 import { mediaJobsFor, type MediaJobs } from './media/image-workers.ts';
 import { mediaRoutes } from './media/media.routes.ts';
@@ -174,6 +177,8 @@ export async function buildApp({ config, database, logger, onJobsQueued }: AppDe
   await app.register(locationsRoutes, { db, baseUrl: config.baseUrl, pages, cursors });
   await app.register(importsRoutes, { db, config, onJobsQueued });
   await app.register(historyRoutes, { db, baseUrl: config.baseUrl });
+  await app.register(visitsRoutes, { db, baseUrl: config.baseUrl, cursors, refresh: refreshHistory });
+  await app.register(placesRoutes, { db });
   await app.register(servicesRoutes, {
     db,
     secretsKey: secretsKey(config.secretKey),

@@ -7,6 +7,8 @@ import type { Database, DatabaseOptions } from './db/database.ts';
 import { HOUSEKEEPING_JOB, housekeepingHandler, scheduleHousekeeping } from './housekeeping/housekeeping.job.ts';
 import type { Purged } from './housekeeping/housekeeping.ts';
 import { IMPORT_JOB, importHandler } from './imports/imports.job.ts';
+import { historyRefreshHandler, queueMarkedPeople } from './history/refresh.job.ts';
+import { HISTORY_REFRESH_JOB } from './locations/refresh.jobs.ts';
 import type { RestoreDeps } from './archive/restore/restore.phase.ts';
 import { createOutbound, type Outbound } from './lib/ssrf.ts';
 import { findMediaTools } from './media/media.ffmpeg.ts';
@@ -128,6 +130,7 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
         media: pollMedia,
         imageMaxBytes: config.uploadLimit,
       }),
+      [HISTORY_REFRESH_JOB]: historyRefreshHandler({ db: database.db, now }),
       [HOUSEKEEPING_JOB]: housekeepingHandler({
         db: database.db,
         dataDir: config.dataDir,
@@ -151,6 +154,8 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
   });
   // A polling service whose chain of poll jobs broke (a crash between two) gets its next one.
   ensurePollJobs(database.db, now()).catch((error: unknown) => options.onError?.(error));
+  // Days whose visits were never detected (after an upgrade: every day) get their job.
+  queueMarkedPeople(database.db, now()).catch((error: unknown) => options.onError?.(error));
   return {
     worker,
     start() {

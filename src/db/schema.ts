@@ -2,6 +2,8 @@
 // milliseconds since the Unix epoch.
 import type { Generated } from 'kysely';
 
+import type { PlacesTable, TripsTable, VisitCorrectionsTable, VisitMarksTable, VisitsTable } from './schema.visits.ts';
+
 export interface UsersTable {
   id: string;
   username: string;
@@ -64,6 +66,8 @@ export interface MediaTable extends ItemColumns {
   /** 1 when a WebP thumbnail exists (images), 0 otherwise. */
   has_thumbnail: number;
   source: string | null;
+  /** Where `lat`/`lon` came from (migration 0033): the file (`exif`), the history, or nowhere. */
+  location_source?: 'exif' | 'history' | null;
 }
 
 /** A public copy's facts, by the hash of the original it was made from (migration 0032). */
@@ -371,4 +375,9 @@ export interface Tables {
   imports: ImportsTable;
   service_polls: ServicePollsTable;
   imported_entries: ImportedEntriesTable;
+  places: PlacesTable;
+  visits: VisitsTable;
+  trips: TripsTable;
+  visit_corrections: VisitCorrectionsTable;
+  visit_marks: VisitMarksTable;
 }

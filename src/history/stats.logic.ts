@@ -8,6 +8,7 @@ import { badRequest } from '../core/errors.ts';
 import { getSettings } from '../settings/settings.logic.ts';
 import {
   msToSeconds,
+  nowMs,
   offsetIn,
   TIME_LIMIT_MESSAGE,
   TIME_LIMIT_MS,
@@ -16,12 +17,12 @@ import {
   type OffsetSpans,
 } from '../lib/time.ts';
 import { offsetSpans } from './geo.ts';
+import { refreshHistory } from './refresh.ts';
 import {
   BUCKET_MS,
   bucketSpan,
   keptDays,
   keptPeriods,
-  refreshBuckets,
   refreshDays,
   sumDays,
   type DayRow,
@@ -148,7 +149,7 @@ export async function locationStats(
 ): Promise<Stats> {
   checkRange(params.since_time, params.until_time);
   const { timezone } = await getSettings(db, userId);
-  await refreshBuckets(db, userId);
+  await refreshHistory(db, userId, nowMs());
   // The days follow the zone's rules too: a Node release with other rules sums them again.
   await refreshDays(db, userId, `${timezone} ${process.versions.tz ?? ''}`, (start, end) =>
     cachedSpans(start, end, timezone),

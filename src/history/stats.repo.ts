@@ -6,8 +6,7 @@ import type { Db } from '../db/database.ts';
 import type { LocationBucketsTable } from '../db/schema.ts';
 import { BUCKET_MS } from '../db/migrations/0012_location_history.ts';
 import { zonedToUtcIn, type OffsetSpans } from '../lib/time.ts';
-import { segmentM, type TimedPoint } from './geo.ts';
-import { eachBatch, POSITION, pointBefore, timeFrom } from '../locations/points.repo.ts';
+import { eachBatch, POSITION } from '../locations/points.repo.ts';
 
 export { BUCKET_MS };
 
@@ -54,14 +53,11 @@ function emptyBucket(userId: string, bucket: number): LocationBucketsTable {
 }
 
 /**
- * Recomputes [start, end) from the rows, and the first quarter hour with points after it (its
- * first segment starts in this range). A quarter hour counts the segments that end in it.
+ * Recomputes [start, end) from the rows. Distance is left at 0: it is the trips' (spread over
+ * their quarter hours by src/history/trip-distances.repo.ts once visits are detected again).
  * Returns the UTC days whose quarter hours it wrote, for the local days to be summed again.
  */
-async function recompute(db: Db, userId: string, start: number, endBefore: number): Promise<number[]> {
-  const next = await timeFrom(db, userId, endBefore);
-  const end = next === undefined ? endBefore : Math.max(endBefore, bucketOf(next) + BUCKET_MS);
-  let previous: TimedPoint | undefined = await pointBefore(db, userId, start);
+async function recompute(db: Db, userId: string, start: number, end: number): Promise<number[]> {
   const buckets = new Map<number, LocationBucketsTable>();
   for await (const rows of eachBatch(db, { userId, sinceMs: start, untilMs: end }, POSITION)) {
     for (const row of rows) {
@@ -70,7 +66,6 @@ async function recompute(db: Db, userId: string, start: number, endBefore: numbe
       let bucket = buckets.get(key);
       if (!bucket) buckets.set(key, (bucket = emptyBucket(userId, key)));
       bucket.points += 1;
-      if (previous) bucket.distance_m += segmentM(previous, point);
       const lon360 = point.lon < 0 ? point.lon + 360 : point.lon;
       bucket.min_lat = Math.min(bucket.min_lat, point.lat);
       bucket.max_lat = Math.max(bucket.max_lat, point.lat);
@@ -81,7 +76,6 @@ async function recompute(db: Db, userId: string, start: number, endBefore: numbe
       bucket.last_time = point.time;
       bucket.last_lat = point.lat;
       bucket.last_lon = point.lon;
-      previous = point;
     }
   }
   await db
@@ -101,8 +95,7 @@ async function recompute(db: Db, userId: string, start: number, endBefore: numbe
       .execute();
   }
   const days = [];
-  for (let day = utcDayOf(start); day <= utcDayOf(endBefore - 1); day += 1) days.push(day);
-  if (end > endBefore) days.push(utcDayOf(end - 1));
+  for (let day = utcDayOf(start); day <= utcDayOf(end - 1); day += 1) days.push(day);
   return days;
 }
 
@@ -149,6 +142,12 @@ export async function refreshBuckets(db: Db, userId: string, afterRun?: () => Pr
       // An upsert that updates locks the mark, as location_dirty's do (migration 0012).
       await trx
         .insertInto('location_day_marks')
+        .values([...new Set(days)].map((day) => ({ user_id: userId, day })))
+        .onConflict((conflict) => conflict.columns(['user_id', 'day']).doUpdateSet({ day: sql.ref('excluded.day') }))
+        .execute();
+      // The same days' visits and trips are detected again (src/visits/visits.refresh.ts).
+      await trx
+        .insertInto('visit_marks')
         .values([...new Set(days)].map((day) => ({ user_id: userId, day })))
         .onConflict((conflict) => conflict.columns(['user_id', 'day']).doUpdateSet({ day: sql.ref('excluded.day') }))
         .execute();

@@ -13,7 +13,8 @@
 import type { Db } from '../db/database.ts';
 import { badRequest } from '../core/errors.ts';
 import { gridMargin, roundPoint } from '../privacy/precision.ts';
-import { MAX_LAT, MOVING_MAX_GAP_MS, mercatorX, mercatorY, segmentM, tileBounds, type TimedPoint } from './geo.ts';
+import { MAX_LAT, mercatorX, mercatorY, tileBounds } from './geo.ts';
+import { MOVING_MAX_GAP_MS, segmentM, type TimedPoint } from '../lib/distance.ts';
 import { eachBatch, POSITION, pointsInBox, type PointsQuery } from '../locations/points.repo.ts';
 import { EXTENT, encodeTile, type TileFeature } from './tiles.mvt.ts';
 import { FINEST_LEVEL, tileCells, tileCount, timeSpan } from './tiles.repo.ts';

@@ -4,8 +4,11 @@ import simplify from 'simplify-js';
 import type { Db } from '../db/database.ts';
 import { badRequest } from '../core/errors.ts';
 import { getSettings } from '../settings/settings.logic.ts';
-import { zonedToUtc } from '../lib/time.ts';
-import { mercatorX, mercatorY, movingS, segmentM, type TimedPoint } from './geo.ts';
+import { mercatorX, mercatorY } from './geo.ts';
+import type { TimedPoint } from '../lib/distance.ts';
+import { nowMs, zonedToUtc } from '../lib/time.ts';
+import { refreshHistory } from './refresh.ts';
+import { tripsWithin } from './trip-distances.repo.ts';
 import { eachBatch, POSITION } from '../locations/points.repo.ts';
 
 export interface DayTrack {
@@ -34,23 +37,25 @@ function dayBounds(date: string, timezone: string): { start: number; end: number
 }
 
 /**
- * Distance, duration and time moving come from every point (rules in src/history/geo.ts); the
- * line is simplified (Douglas-Peucker, high quality) to a tolerance of half a pixel of a
+ * Distance and time moving are the trips' within the day (docs/history.md "Day tracks"), a trip
+ * that crosses midnight counting in proportion to its time on each side; duration is from the
+ * first point to the last. The line is simplified (Douglas-Peucker, high quality) to a tolerance of half a pixel of a
  * 256-pixel tile at `zoom`, in Web Mercator, so what is dropped would not have been seen.
  */
 export async function dayTrack(db: Db, userId: string, date: string, zoom: number | undefined): Promise<DayTrack> {
   const { timezone } = await getSettings(db, userId);
   const { start, end } = dayBounds(date, timezone);
+  await refreshHistory(db, userId, nowMs());
   const points: TimedPoint[] = [];
   for await (const rows of eachBatch(db, { userId, sinceMs: start, untilMs: end }, POSITION)) {
     for (const row of rows) points.push({ time: Number(row.time), lat: row.lat, lon: row.lon });
   }
   let distance = 0;
   let moving = 0;
-  for (let i = 1; i < points.length; i += 1) {
-    const metres = segmentM(points[i - 1]!, points[i]!);
-    distance += metres;
-    moving += movingS(points[i - 1]!, points[i]!, metres);
+  for (const trip of await tripsWithin(db, userId, start, end)) {
+    const inside = Math.min(end, trip.end) - Math.max(start, trip.start);
+    distance += trip.end > trip.start ? (trip.distance * inside) / (trip.end - trip.start) : trip.distance;
+    moving += inside / 1000;
   }
   const properties = {
     date,

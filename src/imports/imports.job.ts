@@ -2,7 +2,7 @@
 // and records how it ended on the import when the job closes.
 import { rm } from 'node:fs/promises';
 import type { Database, Db } from '../db/database.ts';
-import { refreshBuckets } from '../history/stats.repo.ts';
+import { refreshHistory } from '../history/refresh.ts';
 import type { Job, JobHandler } from '../jobs/worker.ts';
 import { runInChild, WorkerDied, type IsolateOptions } from './imports.fork.ts';
 import { countWorkerDeath, findImportRow, finishImportRow, type ImportRow } from './imports.repo.ts';
@@ -64,10 +64,12 @@ export async function performImport(
     },
     importId,
   );
-  // The statistics of the new points are worked out here, not by the first request that
-  // asks for them (docs/history.md "Statistics").
+  // The statistics, visits and trips of the new points are worked out here, not by the first
+  // request that asks for them (docs/history.md "Statistics").
   const row = await findImportRow(database.db, importId);
-  if (outcome === 'done' && row) await refreshBuckets(database.db, row.user_id, () => renewLease());
+  if (outcome === 'done' && row) {
+    await refreshHistory(database.db, row.user_id, (deps.now ?? Date.now)(), () => renewLease());
+  }
   return outcome;
 }
 

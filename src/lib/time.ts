@@ -93,3 +93,8 @@ export function offsetIn(ms: number, spans: OffsetSpans): number {
 export function zonedToUtcIn(wallMs: number, spans: OffsetSpans): number {
   return wallToUtc(wallMs, (ms) => offsetIn(ms, spans));
 }
+
+/** Days since 1970-01-01 of a UTC instant's date in the zone. */
+export function localDay(ms: number, timeZone: string): number {
+  return Math.floor((ms + offsetMs(ms, timeZone)) / 86_400_000);
+}

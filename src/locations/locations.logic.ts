@@ -16,6 +16,7 @@ import { EXACT_PLACES, placesForReader, publicPlacesOf, type PublicPlaces } from
 import { getSettings } from '../settings/settings.logic.ts';
 import { parseBatch } from './locations.ingest.ts';
 import { pointBefore } from './points.repo.ts';
+import { queueHistoryRefresh } from './refresh.jobs.ts';
 import {
   deleteLocationRange,
   insertLocationsGrouped,
@@ -146,6 +147,7 @@ export async function storePoints(
     source,
   }));
   const stored = await insertLocationsGrouped(db, rows);
+  if (stored > 0) await queueHistoryRefresh(db, userId, now);
   return { stored, duplicates: rows.length - stored };
 }
 

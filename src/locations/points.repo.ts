@@ -65,15 +65,6 @@ export async function pointBefore(db: Db, userId: string, beforeMs: number): Pro
   return rows[0];
 }
 
-/** The time of the first point at or after `fromMs`. */
-export async function timeFrom(db: Db, userId: string, fromMs: number): Promise<number | undefined> {
-  const { rows } = await sql<{
-    time: number;
-  }>`select time from locations where user_id = ${userId} and time >= ${fromMs}
-    order by time, id limit 1`.execute(db);
-  return rows[0] === undefined ? undefined : Number(rows[0].time);
-}
-
 /** Time and position of the points in a box (for a high-zoom tile, at most a few thousand). */
 export async function pointsInBox(
   db: Db,

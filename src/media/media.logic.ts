@@ -1,4 +1,5 @@
 import { access, readFile, rm } from 'node:fs/promises';
+import { positionAt } from '../locations/position-at.ts';
 import type { Db } from '../db/database.ts';
 import type { Auth } from '../core/caller.ts';
 import { AppError, badRequest, notFound } from '../core/errors.ts';
@@ -81,6 +82,7 @@ export function toMedium(
   const exact = row.lat === null || row.lon === null ? null : { lat: row.lat, lon: row.lon };
   const url = `${baseUrl}/media/id/${row.id}/file`;
   const file = files === 'original' ? { sha256: row.sha256, size: row.size } : files.get(row.sha256);
+  const location = exact && row.scope === 'public' ? places.serve(exact.lat, exact.lon) : exact;
   return {
     id: row.id,
     username,
@@ -94,7 +96,8 @@ export function toMedium(
     height: row.height,
     duration: row.duration,
     time: msToSeconds(row.time),
-    location: exact && row.scope === 'public' ? places.serve(exact.lat, exact.lon) : exact,
+    location,
+    location_source: location ? (row.location_source ?? 'exif') : null,
     caption: row.caption,
     url,
     thumbnail_url: row.has_thumbnail ? `${baseUrl}/media/id/${row.id}/thumbnail` : null,
@@ -340,6 +343,8 @@ export async function createMedium(
     await placeShared(upload.file.path, original);
     if (thumb) await writeFileAtomic(storage, thumbnailPath(storage, sha256), thumb);
     const now = nowMs();
+    // A file that says when but not where is placed by the person's history, if it knows.
+    const placed = facts.location ?? (facts.takenMs === null ? null : await positionAt(db, userId, facts.takenMs));
     const row = mediumRow({
       userId,
       id: newId(),
@@ -350,7 +355,8 @@ export async function createMedium(
       width: facts.width,
       height: facts.height,
       duration: facts.durationS,
-      location: facts.location,
+      location: placed,
+      locationSource: facts.location ? 'exif' : 'history',
       caption: fields.caption,
       hasThumbnail: Boolean(thumb),
     });

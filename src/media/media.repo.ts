@@ -30,6 +30,8 @@ export interface NewMedium {
   height: number | null;
   duration: number | null;
   location: { lat: number; lon: number } | null;
+  /** Where `location` came from: the file (the default) or the person's history. */
+  locationSource?: 'exif' | 'history';
   caption: string;
   hasThumbnail: boolean;
   /** The service it came from; null for an upload or a restore. */
@@ -53,6 +55,7 @@ export function mediumRow(medium: NewMedium): MediumRow {
     duration: medium.duration,
     lat: medium.location?.lat ?? null,
     lon: medium.location?.lon ?? null,
+    location_source: medium.location ? (medium.locationSource ?? 'exif') : null,
     caption: medium.caption,
     has_thumbnail: medium.hasThumbnail ? 1 : 0,
     source: medium.source ?? null,

@@ -32,8 +32,13 @@ export const MediumSchema = Type.Object(
     }),
     location: Type.Union([Type.Object({ lat: Type.Number(), lon: Type.Number() }), Type.Null()], {
       description:
-        "Where it was taken (EXIF GPS, or a recording's ISO 6709 location), or null; public media at the owner's " +
-        'location precision.',
+        "Where it was taken (EXIF GPS, or a recording's ISO 6709 location, or the owner's location history at " +
+        "`time`), or null; public media at the owner's location precision.",
+    }),
+    location_source: Type.Union([Type.Literal('exif'), Type.Literal('history'), Type.Null()], {
+      description:
+        '`exif`: the file said where; `history`: placed by the owner’s location history at the time the file ' +
+        'says it was taken (docs/history.md "Photos placed by the history"); null when `location` is.',
     }),
     caption: Type.String(),
     url: Type.String({ description: 'The file; the same access rules as the object.' }),

@@ -1,6 +1,6 @@
 // The points detection trusts: coarse fixes dropped, one point per instant, single-point spikes
 // removed (docs/history.md "Visits and trips"). Streaming, with one point of look-ahead.
-import { distanceM } from '../history/geo.ts';
+import { distanceM } from '../lib/distance.ts';
 import { DEFAULT_ACCURACY_M, MAX_ACCURACY_M, SPIKE_MIN_M, SPIKE_WINDOW_MS, type DetectorPoint } from './model.ts';
 
 export interface Cleaner {

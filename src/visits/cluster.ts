@@ -1,7 +1,7 @@
 // A group of points at one place: a running accuracy-weighted mean for the question "is this
 // point still here?" (constant time a point), and the weighted median as the place's centre
 // once the group is done, which noise and the odd stray point barely move.
-import { distanceM } from '../history/geo.ts';
+import { distanceM } from '../lib/distance.ts';
 import { DEFAULT_ACCURACY_M, STAY_RADIUS_M, WEIGHT_FLOOR_M, type DetectorPoint } from './model.ts';
 
 /** A long stay keeps at most this many points for its centre: every other one is let go when full. */

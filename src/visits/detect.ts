@@ -2,7 +2,7 @@
 // (docs/history.md "Visits and trips"). Pure: plain points in, plain visits and trips out; no
 // database, no clock. Memory is the stay or the few minutes of movement in progress, whatever
 // the number of points.
-import { distanceM } from '../history/geo.ts';
+import { distanceM } from '../lib/distance.ts';
 import { createCleaner } from './clean.ts';
 import {
   addPoint,

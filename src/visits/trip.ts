@@ -3,7 +3,7 @@
 // the speeds between them weighted by distance (the speed at which each metre was covered, so
 // waits at lights count nothing and a short walk to the car does not outweigh the drive), from
 // which the mode is read. Constant memory however long the trip.
-import { distanceM, segmentM, type TimedPoint } from '../history/geo.ts';
+import { distanceM, segmentM, type TimedPoint } from '../lib/distance.ts';
 import { TRIP_STEP_M, type DetectorPoint } from './model.ts';
 
 /** Speeds are kept in bins 5 % wide from 0.1 m/s up; the last bin holds everything faster. */

@@ -25,6 +25,7 @@ import * as m0027 from './0027_cell_level_17.ts';
 import * as m0028 from './0028_cells_covering.ts';
 import * as m0029 from './0029_import_worker_deaths.ts';
 import * as m0032 from './0032_public_copies.ts';
+import * as m0033 from './0033_visits.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_users': m0001,
@@ -51,4 +52,5 @@ export const migrations: Record<string, Migration> = {
   '0028_cells_covering': m0028,
   '0029_import_worker_deaths': m0029,
   '0032_public_copies': m0032,
+  '0033_visits': m0033,
 };

@@ -1,0 +1,270 @@
+// SQL for visits, trips, corrections and the days to detect again (migration 0033). Ids are
+// derived from the start (`v…`, `t…`, base 36 milliseconds), so detecting a day again gives a
+// stay that did not change the id it had.
+import { sql } from 'kysely';
+import type { Db } from '../db/database.ts';
+import type { TripsTable, VisitCorrectionsTable, VisitsTable } from '../db/schema.visits.ts';
+
+export type VisitRow = VisitsTable;
+export type TripRow = TripsTable;
+export type CorrectionRow = VisitCorrectionsTable;
+
+export const visitId = (startMs: number) => `v${startMs.toString(36)}`;
+export const tripId = (startMs: number) => `t${startMs.toString(36)}`;
+
+const DAY_MS = 86_400_000;
+
+/** Rows come back with bigint columns as text on PostgreSQL. */
+const timed = <T extends { start_time: number; end_time: number }>(row: T): T => ({
+  ...row,
+  start_time: Number(row.start_time),
+  end_time: Number(row.end_time),
+});
+
+/** The marked UTC days of a person, ascending. */
+export async function visitMarks(db: Db, userId: string): Promise<number[]> {
+  const rows = await db.selectFrom('visit_marks').select('day').where('user_id', '=', userId).orderBy('day').execute();
+  return rows.map((row) => Number(row.day));
+}
+
+export async function clearVisitMarks(db: Db, userId: string, firstDay: number, lastDay: number): Promise<void> {
+  await db
+    .deleteFrom('visit_marks')
+    .where('user_id', '=', userId)
+    .where('day', '>=', firstDay)
+    .where('day', '<=', lastDay)
+    .execute();
+}
+
+/** Marks UTC days to detect again; an upsert that updates, so it locks a mark being cleared. */
+export async function markVisitDays(db: Db, userId: string, days: Iterable<number>): Promise<void> {
+  const values = [...new Set(days)].map((day) => ({ user_id: userId, day }));
+  for (let i = 0; i < values.length; i += 500) {
+    await db
+      .insertInto('visit_marks')
+      .values(values.slice(i, i + 500))
+      .onConflict((conflict) => conflict.columns(['user_id', 'day']).doUpdateSet({ day: sql.ref('excluded.day') }))
+      .execute();
+  }
+}
+
+/** The people with days to detect, for the job scheduled at start. */
+export async function peopleWithMarks(db: Db): Promise<string[]> {
+  const rows = await db.selectFrom('visit_marks').select('user_id').distinct().execute();
+  return rows.map((row) => row.user_id);
+}
+
+/** The earliest start of a stored visit or trip that reaches `atMs` (within `slackMs`), or undefined. */
+export async function storedStartAround(
+  db: Db,
+  userId: string,
+  atMs: number,
+  slackMs: number,
+): Promise<number | undefined> {
+  let earliest: number | undefined;
+  for (const table of ['visits', 'trips'] as const) {
+    const row = await db
+      .selectFrom(table)
+      .select('start_time')
+      .where('user_id', '=', userId)
+      .where('start_time', '<', atMs)
+      .where('end_time', '>=', atMs - slackMs)
+      .orderBy('start_time')
+      .limit(1)
+      .executeTakeFirst();
+    if (row && (earliest === undefined || Number(row.start_time) < earliest)) earliest = Number(row.start_time);
+  }
+  return earliest;
+}
+
+/** The latest end of a stored visit or trip that starts before `atMs` and reaches past it, or undefined. */
+export async function storedEndAround(db: Db, userId: string, atMs: number): Promise<number | undefined> {
+  let latest: number | undefined;
+  for (const table of ['visits', 'trips'] as const) {
+    const row = await db
+      .selectFrom(table)
+      .select('end_time')
+      .where('user_id', '=', userId)
+      .where('start_time', '<', atMs)
+      .where('end_time', '>', atMs)
+      .orderBy('end_time', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    if (row && (latest === undefined || Number(row.end_time) > latest)) latest = Number(row.end_time);
+  }
+  return latest;
+}
+
+/** Replaces the visits and trips that start in [sinceMs, untilMs) with `visits` and `trips`. */
+export async function replaceDetected(
+  db: Db,
+  userId: string,
+  range: { sinceMs: number; untilMs: number },
+  visits: readonly VisitRow[],
+  trips: readonly TripRow[],
+): Promise<void> {
+  for (const table of ['visits', 'trips'] as const) {
+    await db
+      .deleteFrom(table)
+      .where('user_id', '=', userId)
+      .where('start_time', '>=', range.sinceMs)
+      .where('start_time', '<', range.untilMs)
+      .execute();
+  }
+  for (let i = 0; i < visits.length; i += 500)
+    await db
+      .insertInto('visits')
+      .values(visits.slice(i, i + 500))
+      .execute();
+  for (let i = 0; i < trips.length; i += 500)
+    await db
+      .insertInto('trips')
+      .values(trips.slice(i, i + 500))
+      .execute();
+}
+
+/** The stored visit that ends exactly at `ms` (a trip's origin) or starts exactly there (its destination). */
+export async function visitAt(db: Db, userId: string, edge: 'end_time' | 'start_time', ms: number) {
+  return db.selectFrom('visits').select('id').where('user_id', '=', userId).where(edge, '=', ms).executeTakeFirst();
+}
+
+export async function linkTrip(
+  db: Db,
+  userId: string,
+  id: string,
+  link: Partial<Pick<TripRow, 'from_visit_id' | 'to_visit_id'>>,
+): Promise<void> {
+  await db.updateTable('trips').set(link).where('user_id', '=', userId).where('id', '=', id).execute();
+}
+
+/** Visits overlapping [sinceMs, untilMs), oldest first, with their places. */
+export async function visitsBetween(
+  db: Db,
+  userId: string,
+  range: { sinceMs: number; untilMs: number; order?: 'asc' | 'desc'; limit?: number },
+): Promise<VisitRow[]> {
+  let query = db
+    .selectFrom('visits')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('start_time', '<', range.untilMs)
+    .where('end_time', '>', range.sinceMs)
+    .orderBy('start_time', range.order ?? 'asc');
+  if (range.limit !== undefined) query = query.limit(range.limit);
+  return (await query.execute()).map(timed);
+}
+
+export async function tripsBetween(
+  db: Db,
+  userId: string,
+  range: { sinceMs: number; untilMs: number; order?: 'asc' | 'desc'; limit?: number },
+): Promise<TripRow[]> {
+  let query = db
+    .selectFrom('trips')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('start_time', '<', range.untilMs)
+    .where('end_time', '>', range.sinceMs)
+    .orderBy('start_time', range.order ?? 'asc');
+  if (range.limit !== undefined) query = query.limit(range.limit);
+  return (await query.execute()).map((row) => ({ ...timed(row), distance_m: Number(row.distance_m) }));
+}
+
+export async function findVisitRow(db: Db, userId: string, id: string): Promise<VisitRow | undefined> {
+  const row = await db
+    .selectFrom('visits')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row && timed(row);
+}
+
+/** Corrections touching [sinceMs, untilMs), in the order they were made. */
+export async function correctionsBetween(
+  db: Db,
+  userId: string,
+  range: { sinceMs: number; untilMs: number },
+): Promise<CorrectionRow[]> {
+  const rows = await db
+    .selectFrom('visit_corrections')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('start_time', '<', range.untilMs)
+    .where('end_time', '>=', range.sinceMs)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  return rows.map(timed);
+}
+
+export async function insertCorrection(db: Db, row: CorrectionRow): Promise<void> {
+  await db.insertInto('visit_corrections').values(row).execute();
+}
+
+/** UTC days from one instant to another, both included. */
+export function daysBetween(fromMs: number, toMs: number): number[] {
+  const days: number[] = [];
+  for (let day = Math.floor(fromMs / DAY_MS); day <= Math.floor(toMs / DAY_MS); day += 1) days.push(day);
+  return days;
+}
+
+/**
+ * Sets `from_visit_id` and `to_visit_id` of the trips that touch [sinceMs, untilMs] by time: the
+ * detector starts a trip where a visit ends and ends it where the next starts, so the rows find
+ * each other across the edges of what one detection wrote.
+ */
+export async function relinkTrips(db: Db, userId: string, sinceMs: number, untilMs: number): Promise<void> {
+  await sql`update trips set
+      from_visit_id = (select v.id from visits v
+        where v.user_id = trips.user_id and v.end_time = trips.start_time limit 1),
+      to_visit_id = (select v.id from visits v
+        where v.user_id = trips.user_id and v.start_time = trips.end_time limit 1)
+    where user_id = ${userId} and end_time >= ${sinceMs} and start_time <= ${untilMs}`.execute(db);
+}
+
+export interface SpanPage {
+  count: number;
+  order: 'asc' | 'desc';
+  sinceMs: number | undefined;
+  untilMs: number | undefined;
+  after: { time: number; id: string } | undefined;
+}
+
+/** A keyset page by (start_time, id) of the visits or trips overlapping the range. */
+export async function selectSpanPage<T extends 'visits' | 'trips'>(
+  db: Db,
+  table: T,
+  userId: string,
+  page: SpanPage,
+): Promise<{ rows: (T extends 'visits' ? VisitRow : TripRow)[]; more: boolean }> {
+  const direction = sql.raw(page.order === 'desc' ? 'desc' : 'asc');
+  const conditions = [sql`user_id = ${userId}`];
+  if (page.sinceMs !== undefined) conditions.push(sql`end_time > ${page.sinceMs}`);
+  if (page.untilMs !== undefined) conditions.push(sql`start_time < ${page.untilMs}`);
+  if (page.after) {
+    const op = sql.raw(page.order === 'desc' ? '<' : '>');
+    conditions.push(sql`(start_time, id) ${op} (${page.after.time}, ${page.after.id})`);
+  }
+  const { rows } = await sql<T extends 'visits' ? VisitRow : TripRow>`select * from ${sql.table(table)}
+    where ${sql.join(conditions, sql` and `)}
+    order by start_time ${direction}, id ${direction} limit ${page.count + 1}`.execute(db);
+  const typed = rows.map((row) => ({
+    ...timed(row),
+    ...('distance_m' in row ? { distance_m: Number(row.distance_m) } : {}),
+  }));
+  return { rows: typed.slice(0, page.count), more: rows.length > page.count };
+}
+
+/** The places first visited in [sinceMs, untilMs), with when, oldest first. */
+export async function placesFirstVisited(
+  db: Db,
+  userId: string,
+  sinceMs: number,
+  untilMs: number,
+): Promise<{ place_id: string; first: number }[]> {
+  const { rows } = await sql<{ place_id: string; first: number }>`select place_id, min(start_time) as first
+    from visits where user_id = ${userId} group by place_id
+    having min(start_time) >= ${sinceMs} and min(start_time) < ${untilMs} order by first, place_id`.execute(db);
+  return rows.map((row) => ({ place_id: row.place_id, first: Number(row.first) }));
+}
