@@ -75,7 +75,9 @@ export const StatsSchema = Type.Object(
         end: Type.Number({ description: 'Where the next one starts, epoch seconds.' }),
         points: Type.Integer(),
         distance_m: Type.Number({
-          description: 'Along consecutive points, leaving out segments faster than 300 m/s (GPS jumps).',
+          description:
+            'Travelled in trips (docs/history.md "Visits and trips"): never across a gap in the data, never the ' +
+            'noise of a stay, never a GPS jump.',
         }),
         days_with_data: Type.Integer(),
         bbox: Bbox,

@@ -68,7 +68,8 @@ describe('GET /locations/stats', () => {
           start: at('2024-01-14T23:00:00Z') / 1000,
           end: at('2024-01-15T23:00:00Z') / 1000,
           points: 2,
-          distance_m: round(arc(0.01)),
+          // Distance is the trips' (docs/history.md "Statistics"), in whole metres.
+          distance_m: Math.round(arc(0.01)),
           days_with_data: 1,
           bbox: [0, 0, 0, 0.01],
         },
@@ -77,7 +78,8 @@ describe('GET /locations/stats', () => {
           start: at('2024-01-15T23:00:00Z') / 1000,
           end: at('2024-01-16T23:00:00Z') / 1000,
           points: 1,
-          distance_m: round(arc(0.01)),
+          // An hour without a point is a gap in the data, not a trip: nothing is travelled across it.
+          distance_m: 0,
           days_with_data: 1,
           bbox: [0, 0.02, 0, 0.02],
         },
@@ -87,7 +89,7 @@ describe('GET /locations/stats', () => {
     await updateSettings(t.database.db, user.id, { timezone: 'UTC' });
     const utc = await stats('group_by=day');
     expect(utc.groups).toHaveLength(1);
-    expect(utc.groups[0]).toMatchObject({ period: '2024-01-15', points: 3, distance_m: round(2 * arc(0.01)) });
+    expect(utc.groups[0]).toMatchObject({ period: '2024-01-15', points: 3, distance_m: Math.round(arc(0.01)) });
   });
 
   it('counts half-hour zones (India, UTC+5:30) by their own midnight', async () => {
@@ -119,48 +121,58 @@ describe('GET /locations/stats', () => {
       start: at('2024-04-30T22:00:00Z') / 1000,
       end: at('2024-05-31T22:00:00Z') / 1000,
       points: 3,
-      distance_m: round(east + arc(0.01)),
+      distance_m: Math.round(east + arc(0.01)),
       days_with_data: 1,
       bbox: [179.995, -17, -179.995, -16.99],
     });
   });
 
-  it('leaves out GPS jumps (faster than 300 m/s) but counts their points', async () => {
+  it('drops a GPS spike (far from both neighbours, which are close) but counts its point', async () => {
     await add([
       { time: at('2024-06-01T08:00:00Z'), lat: 0, lon: 0 },
       { time: at('2024-06-01T08:01:00Z'), lat: 0, lon: 0.01 },
-      // 5 degrees away and back within a minute each: two impossible segments.
+      // 5 degrees away and back within a minute each: a spike, not travel.
       { time: at('2024-06-01T08:02:00Z'), lat: 5, lon: 0.01 },
       { time: at('2024-06-01T08:03:00Z'), lat: 0, lon: 0.02 },
       { time: at('2024-06-01T08:04:00Z'), lat: 0, lon: 0.03 },
     ]);
     const [group] = (await stats('group_by=year')).groups;
-    expect(group).toMatchObject({ period: '2024', points: 5, distance_m: round(2 * arc(0.01)), days_with_data: 1 });
+    // The way from 0.01 to 0.02 around the spike is travelled too: three steps of 0.01 degrees.
+    expect(group).toMatchObject({ period: '2024', points: 5, distance_m: Math.round(3 * arc(0.01)), days_with_data: 1 });
   });
 
   it('stays right when points arrive out of order, and after deletions', async () => {
-    await add([
-      { time: at('2024-07-01T08:00:00Z'), lat: 0, lon: 0 },
-      { time: at('2024-07-03T08:00:00Z'), lat: 0, lon: 0.02 },
-    ]);
-    // Two days apart: 2224 m in 48 h is travel (0.013 m/s), counted on the 3rd.
+    // Each day a one-minute walk of 0.001 degrees (111 m); days apart, nothing between them.
+    const walkOn = (day: string, lon: number) => [
+      { time: at(`${day}T08:00:00Z`), lat: 0, lon },
+      { time: at(`${day}T08:01:00Z`), lat: 0, lon: lon + 0.001 },
+    ];
+    const step = Math.round(arc(0.001));
+    await add([...walkOn('2024-07-01', 0), ...walkOn('2024-07-03', 0.02)]);
+    // Two days apart: a gap in the data, not travel; each day counts its own walk.
     expect((await stats('group_by=day')).groups.map((g) => [g.period, g.points, g.distance_m])).toEqual([
-      ['2024-07-01', 1, 0],
-      ['2024-07-03', 1, round(arc(0.02))],
+      ['2024-07-01', 2, step],
+      ['2024-07-03', 2, step],
     ]);
-    // A point in between arrives later (an import): the 3rd's first segment now starts at it.
-    await add([{ time: at('2024-07-02T08:00:00Z'), lat: 0, lon: 0.01 }]);
+    // A day in between arrives later (an import): its walk counts, and nothing across the gaps.
+    await add(walkOn('2024-07-02', 0.01));
     const after = await stats('group_by=day');
     expect(after.groups.map((g) => [g.period, g.points, g.distance_m])).toEqual([
-      ['2024-07-01', 1, 0],
-      ['2024-07-02', 1, round(arc(0.01))],
-      ['2024-07-03', 1, round(arc(0.01))],
+      ['2024-07-01', 2, step],
+      ['2024-07-02', 2, step],
+      ['2024-07-03', 2, step],
     ]);
-    expect((await stats('group_by=month')).groups).toMatchObject([{ period: '2024-07', points: 3, days_with_data: 3 }]);
-    await t.database.db.deleteFrom('locations').where('time', '=', at('2024-07-02T08:00:00Z')).execute();
+    expect((await stats('group_by=month')).groups).toMatchObject([
+      { period: '2024-07', points: 6, distance_m: 3 * step, days_with_data: 3 },
+    ]);
+    await t.database.db
+      .deleteFrom('locations')
+      .where('time', '>=', at('2024-07-02T08:00:00Z'))
+      .where('time', '<=', at('2024-07-02T08:01:00Z'))
+      .execute();
     expect((await stats('group_by=day')).groups.map((g) => [g.period, g.points, g.distance_m])).toEqual([
-      ['2024-07-01', 1, 0],
-      ['2024-07-03', 1, round(arc(0.02))],
+      ['2024-07-01', 2, step],
+      ['2024-07-03', 2, step],
     ]);
   });
 
@@ -177,14 +189,17 @@ describe('GET /locations/stats', () => {
   });
 
   it('cuts the days a range begins or ends inside by its quarter hours', async () => {
-    // Berlin in March is UTC+1: every point is 09:00 or 17:00 local time, 08:00 or 16:00 UTC.
+    // Berlin in March is UTC+1: each day a point at 09:00 local time (08:00 UTC), and a walk of
+    // 0.01 degrees from 16:00 to 16:10 UTC.
     const days = ['2024-03-04', '2024-03-05', '2024-03-06'];
     await add(
       days.flatMap((day, i) => [
         { time: at(`${day}T08:00:00Z`), lat: 0, lon: i * 0.02 },
-        { time: at(`${day}T16:00:00Z`), lat: 0, lon: i * 0.02 + 0.01 },
+        { time: at(`${day}T16:00:00Z`), lat: 0, lon: i * 0.02 },
+        { time: at(`${day}T16:10:00Z`), lat: 0, lon: i * 0.02 + 0.01 },
       ]),
     );
+    const walked = Math.round(arc(0.01));
     const noonOf = (day: string) => at(`${day}T11:00:00Z`) / 1000;
     const cut = async (since: string, until: string) =>
       (await stats(`group_by=day&since_time=${noonOf(since)}&until_time=${noonOf(until)}`)).groups.map((g) => [
@@ -194,16 +209,16 @@ describe('GET /locations/stats', () => {
       ]);
     // From noon on the 4th to noon on the 6th: the 4th's afternoon, all of the 5th, the 6th's morning.
     expect(await cut('2024-03-04', '2024-03-06')).toEqual([
-      ['2024-03-04', 1, round(arc(0.01))],
-      ['2024-03-05', 2, round(2 * arc(0.01))],
-      ['2024-03-06', 1, round(arc(0.01))],
+      ['2024-03-04', 2, walked],
+      ['2024-03-05', 3, walked],
+      ['2024-03-06', 1, 0],
     ]);
     // One day cut at both ends holds nothing between its two noons... and its afternoon alone.
     expect(await cut('2024-03-05', '2024-03-05')).toEqual([]);
     const evening = await stats(
       `group_by=month&since_time=${noonOf('2024-03-05')}&until_time=${at('2024-03-05T20:00:00Z') / 1000}`,
     );
-    expect(evening.groups).toMatchObject([{ period: '2024-03', points: 1, days_with_data: 1 }]);
+    expect(evening.groups).toMatchObject([{ period: '2024-03', points: 2, distance_m: walked, days_with_data: 1 }]);
   });
 
   it('keeps its sums per day equal to sums made afresh, whatever is written between reads', async () => {
@@ -356,7 +371,6 @@ describe('GET /locations/tracks/<date>', () => {
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toBe('application/geo+json; charset=utf-8');
     const track = response.json<{ geometry: { coordinates: number[][] }; properties: Record<string, number> }>();
-    const standing = arc(0.0000001);
     expect(track.geometry.coordinates).toEqual([
       [0, 0],
       [0, 0.01],
@@ -370,11 +384,12 @@ describe('GET /locations/tracks/<date>', () => {
       start: at('2024-01-15T23:00:00Z') / 1000,
       end: at('2024-01-16T23:00:00Z') / 1000,
       points: 5,
-      // 0 -> 0.01 (1112 m), 1 cm standing, the jump left out, then 2.98 degrees south over a
-      // day (not moving: a gap over ten minutes is time nobody knows about).
-      distance_m: round(arc(0.01) + standing + arc(2.98)),
+      // The trip's (docs/history.md "Day tracks"): 0 -> 0.01 (1112 m), 1 cm standing (noise, not
+      // travel), the jump left out; then 23 hours without a point, a gap and no trip.
+      distance_m: Math.round(arc(0.01)),
       duration_s: 23 * 3600 + 20 * 60,
-      moving_s: 60,
+      // The trip runs from 00:10 to its last point before the gap, 00:13.
+      moving_s: 180,
     });
   });
 

@@ -1,6 +1,6 @@
 // Distance on the sphere, and the rules every feature that measures movement shares
 // (docs/history.md "Rules for distance and movement"): a physically impossible segment is a GPS
-// jump, and a slow or long one is not time moving.
+// jump; a long gap between points breaks a drawn line.
 
 const EARTH_RADIUS_M = 6_371_008.8; // the mean radius (IUGG)
 
@@ -19,9 +19,7 @@ export function distanceM(a: { lat: number; lon: number }, b: { lat: number; lon
  * nothing (distance, time moving); the points themselves still count.
  */
 export const MAX_SPEED_MPS = 300;
-/** Slower than this is standing still with GPS noise (about a slow walk's third). */
-export const MOVING_MIN_MPS = 0.5;
-/** A longer gap between two points is time nobody knows about: it is not time moving. */
+/** A longer gap between two points is time nobody knows about: a drawn line breaks there. */
 export const MOVING_MAX_GAP_MS = 10 * 60_000;
 
 export interface TimedPoint {
@@ -36,11 +34,4 @@ export function segmentM(a: TimedPoint, b: TimedPoint): number {
   const seconds = (b.time - a.time) / 1000;
   if (metres === 0) return 0;
   return seconds > 0 && metres / seconds <= MAX_SPEED_MPS ? metres : 0;
-}
-
-/** The time a segment counts as moving, in seconds. */
-export function movingS(a: TimedPoint, b: TimedPoint, metres: number): number {
-  const ms = b.time - a.time;
-  if (ms <= 0 || ms > MOVING_MAX_GAP_MS || metres === 0) return 0;
-  return metres / (ms / 1000) >= MOVING_MIN_MPS ? ms / 1000 : 0;
 }
