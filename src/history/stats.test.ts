@@ -138,7 +138,12 @@ describe('GET /locations/stats', () => {
     ]);
     const [group] = (await stats('group_by=year')).groups;
     // The way from 0.01 to 0.02 around the spike is travelled too: three steps of 0.01 degrees.
-    expect(group).toMatchObject({ period: '2024', points: 5, distance_m: Math.round(3 * arc(0.01)), days_with_data: 1 });
+    expect(group).toMatchObject({
+      period: '2024',
+      points: 5,
+      distance_m: Math.round(3 * arc(0.01)),
+      days_with_data: 1,
+    });
   });
 
   it('stays right when points arrive out of order, and after deletions', async () => {
