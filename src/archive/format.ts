@@ -2,7 +2,7 @@
 // and version, where each file lies in the archive, and each file's records. The export
 // (export.logic.ts) writes them; a restore (restore/) reads them back as untrusted input.
 import { Type, type Static, type TLiteral, type TUnion } from 'typebox';
-import { SERVICE_TYPES } from '../services/connectors/index.ts';
+import { SERVICE_TYPES } from '../services/connectors/types.ts';
 import { BIO_MAX, DISPLAY_NAME_MAX } from '../users/users.rules.ts';
 import { PRECISION_MAX_M } from '../privacy/places.ts';
 import { TEXT_MAX, POST_MEDIA_MAX } from '../posts/posts.schemas.ts';

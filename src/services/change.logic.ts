@@ -4,7 +4,8 @@
 import type { Db } from '../db/database.ts';
 import { AppError, type FieldError, invalid, notFound } from '../core/errors.ts';
 import { nowMs } from '../lib/time.ts';
-import { connectors, type ServiceType } from './connectors/index.ts';
+import { connectors } from './connectors/index.ts';
+import type { ServiceType } from './connectors/types.ts';
 import { reschedulePolling } from './polling/polls.schedule.ts';
 import { openSecrets, sealSecrets, type SecretKey } from './secrets.ts';
 import { configErrors, missingSecrets, splitSecrets, toService, type ConfigValue } from './services.logic.ts';

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { literalUnion } from '../lib/literals.ts';
-import { SERVICE_TYPES } from './connectors/index.ts';
+import { SERVICE_TYPES } from './connectors/types.ts';
 
 export const REDACTED = '[redacted]';
 
@@ -72,6 +72,7 @@ export const ServiceTestSchema = Type.Object(
   },
   { $id: 'ServiceTest', description: 'What a service answered to `POST /services/<id>/test`.' },
 );
+export type ServiceTest = Static<typeof ServiceTestSchema>;
 
 export const NewServiceBody = Type.Object(
   {

@@ -5,7 +5,8 @@
 // Tracker types have their own page (their ingest URL and token).
 import { html, type Html } from '../lib/html.ts';
 import { deleteButton } from './buttons.html.ts';
-import { connectors, SERVICE_TYPES } from '../services/connectors/index.ts';
+import { connectors } from '../services/connectors/index.ts';
+import { SERVICE_TYPES } from '../services/connectors/types.ts';
 import { listGroups, listServices } from '../services/services.logic.ts';
 import { type Service, type ServiceGroup } from '../services/services.schemas.ts';
 import type { AppPage } from './page.ts';

@@ -2,7 +2,8 @@
 // the services' own inserts. Secrets are not in the archive: a service comes back disabled,
 // without them (and a tracker without an ingest token), until the person enters them again.
 import { secondsToMs } from '../../lib/time.ts';
-import { connectors, type ServiceType } from '../../services/connectors/index.ts';
+import { connectors } from '../../services/connectors/index.ts';
+import type { ServiceType } from '../../services/connectors/types.ts';
 import { sealSecrets } from '../../services/secrets.ts';
 import { addMember, insertGroup, insertService, ownedServiceTypes } from '../../services/services.repo.ts';
 import { REDACTED } from '../../services/services.schemas.ts';

@@ -9,18 +9,7 @@ import { micropub } from './micropub.ts';
 import { overland } from './overland.ts';
 import { owntracks } from './owntracks.ts';
 import { webhook } from './webhook.ts';
-
-export const SERVICE_TYPES = [
-  'webhook',
-  'mastodon',
-  'micropub',
-  'bluesky',
-  'feed',
-  'owntracks',
-  'overland',
-  'gpslogger',
-] as const;
-export type ServiceType = (typeof SERVICE_TYPES)[number];
+import type { ServiceType } from './types.ts';
 
 export const connectors = {
   webhook,

@@ -3,12 +3,8 @@
 // membership boxes. Edit forms are the shared JSON forms of app.js.
 import { api } from './app.js';
 
-// POST /services/<id>/test answers a ServiceTest, POST /services/<id> a Service (their schemas are
-// in src/services/services.schemas.ts). That module is not imported here: it brings the connector
-// registry, and with it the server's own types, into the browser's check (docs/conventions.md 20),
-// so the fields read here are written out, the one such copy in the browser's scripts.
-/** @typedef {{ ok: boolean, status: number | null, detail: string }} ServiceTest */
-/** @typedef {{ enabled: boolean }} ServiceSwitch what the switch reads of the Service */
+/** @typedef {import('../../services/services.schemas.ts').ServiceTest} ServiceTest */
+/** @typedef {import('../../services/services.schemas.ts').Service} Service */
 
 document.addEventListener('click', async (event) => {
   const button = event.target instanceof Element ? event.target.closest('button[data-test]') : null;
@@ -48,7 +44,7 @@ document.addEventListener('change', async (event) => {
   if (!status) return;
   box.disabled = true;
   try {
-    /** @type {{ data: ServiceSwitch }} */
+    /** @type {{ data: Service }} */
     const { data } = await api('POST', box.dataset.enable, { enabled: box.checked });
     box.checked = data.enabled;
     status.textContent = data.enabled ? 'On: it gets new posts.' : 'Off: it gets nothing new.';
