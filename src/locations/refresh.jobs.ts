@@ -3,7 +3,7 @@
 // queued per person (`jobs_visits_once`, migration 0033), so the batches a tracker sends while it
 // waits are detected together.
 import type { Db } from '../db/database.ts';
-import { enqueueJobOnce } from '../jobs/jobs.repo.ts';
+import { deleteJobs, enqueueJobOnce } from '../jobs/jobs.repo.ts';
 
 export const HISTORY_REFRESH_JOB = 'visits';
 /** A little after the write: a phone sending every minute gets one detection, not one a batch. */
@@ -19,4 +19,9 @@ export function queueHistoryRefresh(db: Db, userId: string, now: number, delayMs
     runAt: now + delayMs,
   };
   return enqueueJobOnce(db, job, now);
+}
+
+/** The person's refresh jobs, whatever their state: deleting an account leaves none behind. */
+export function forgetHistoryRefresh(db: Db, userId: string): Promise<void> {
+  return deleteJobs(db, HISTORY_REFRESH_JOB, [userId]);
 }

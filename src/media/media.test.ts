@@ -93,6 +93,7 @@ describe('POST /media', () => {
       duration: null,
       time: Date.UTC(2024, 4, 1, 10, 34, 56) / 1000,
       location: { lat: near(52.52), lon: near(13.405) },
+      location_source: 'exif',
       caption: 'Blue.',
       url: `http://waypost.test/media/id/${body.id}/file`,
       thumbnail_url: `http://waypost.test/media/id/${body.id}/thumbnail`,
