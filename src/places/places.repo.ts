@@ -16,6 +16,16 @@ export function placeRows(db: Db, userId: string): Promise<(PlaceRow & { visits:
     .execute();
 }
 
+export function placeRowsByIds(db: Db, userId: string, ids: readonly string[]): Promise<PlaceRow[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('places')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('id', 'in', [...ids])
+    .execute();
+}
+
 export function findPlaceRow(db: Db, userId: string, id: string): Promise<PlaceRow | undefined> {
   return db.selectFrom('places').selectAll().where('user_id', '=', userId).where('id', '=', id).executeTakeFirst();
 }

@@ -12,7 +12,7 @@ import { COUNT_MAX } from '../items/items.schemas.ts';
 import { newId } from '../lib/ids.ts';
 import { msToSeconds, secondsToMs, TIME_LIMIT_MESSAGE, withinTimeLimit } from '../lib/time.ts';
 import { toPlaceRef } from '../places/places.logic.ts';
-import { findPlaceRow, placeRows } from '../places/places.repo.ts';
+import { findPlaceRow, placeRowsByIds } from '../places/places.repo.ts';
 import type { PlaceRef } from '../places/places.schemas.ts';
 import {
   daysBetween,
@@ -85,15 +85,16 @@ function pageOfSpans<R extends { start_time: number; id: string }, T>(
   return { items: result.rows.map(map), next };
 }
 
-/** The places of the person by id, for the visits to name theirs. */
-async function placesById(db: Db, userId: string): Promise<Map<string, PlaceRef>> {
-  return new Map((await placeRows(db, userId)).map((row) => [row.id, toPlaceRef(row)]));
+/** The places the visits are at, by id. */
+async function placesOf(db: Db, userId: string, visits: readonly VisitRow[]): Promise<Map<string, PlaceRef>> {
+  const ids = [...new Set(visits.map((visit) => visit.place_id))];
+  return new Map((await placeRowsByIds(db, userId, ids)).map((row) => [row.id, toPlaceRef(row)]));
 }
 
 export async function listVisits(db: Db, auth: Auth, params: VisitsParams, cursors: Cursors): Promise<Page<VisitJson>> {
   requirePrivateReads(auth);
   const result = await selectSpanPage(db, 'visits', auth.userId, spanPage(params, cursors));
-  const places = await placesById(db, auth.userId);
+  const places = await placesOf(db, auth.userId, result.rows);
   const missing: PlaceRef = { id: '', name: null, lat: 0, lon: 0, city: null, country: null };
   return pageOfSpans(
     result,

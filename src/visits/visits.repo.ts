@@ -54,7 +54,11 @@ export async function peopleWithMarks(db: Db): Promise<string[]> {
   return rows.map((row) => row.user_id);
 }
 
-/** The earliest start of a stored visit or trip that reaches `atMs` (within `slackMs`), or undefined. */
+/**
+ * The earliest start of the stored visit or trip that reaches `atMs` (within `slackMs`), or
+ * undefined. Neither visits nor trips overlap among themselves, so of each only the last to
+ * start before `atMs` can reach it: one row from the end of the index.
+ */
 export async function storedStartAround(
   db: Db,
   userId: string,
@@ -63,36 +67,37 @@ export async function storedStartAround(
 ): Promise<number | undefined> {
   let earliest: number | undefined;
   for (const table of ['visits', 'trips'] as const) {
-    const row = await db
-      .selectFrom(table)
-      .select('start_time')
-      .where('user_id', '=', userId)
-      .where('start_time', '<', atMs)
-      .where('end_time', '>=', atMs - slackMs)
-      .orderBy('start_time')
-      .limit(1)
-      .executeTakeFirst();
-    if (row && (earliest === undefined || Number(row.start_time) < earliest)) earliest = Number(row.start_time);
+    const row = await lastStartingBefore(db, table, userId, atMs);
+    if (row && row.end >= atMs - slackMs && (earliest === undefined || row.start < earliest)) earliest = row.start;
   }
   return earliest;
 }
 
-/** The latest end of a stored visit or trip that starts before `atMs` and reaches past it, or undefined. */
+/** The latest end of the stored visit or trip that starts before `atMs` and reaches past it, or undefined. */
 export async function storedEndAround(db: Db, userId: string, atMs: number): Promise<number | undefined> {
   let latest: number | undefined;
   for (const table of ['visits', 'trips'] as const) {
-    const row = await db
-      .selectFrom(table)
-      .select('end_time')
-      .where('user_id', '=', userId)
-      .where('start_time', '<', atMs)
-      .where('end_time', '>', atMs)
-      .orderBy('end_time', 'desc')
-      .limit(1)
-      .executeTakeFirst();
-    if (row && (latest === undefined || Number(row.end_time) > latest)) latest = Number(row.end_time);
+    const row = await lastStartingBefore(db, table, userId, atMs);
+    if (row && row.end > atMs && (latest === undefined || row.end > latest)) latest = row.end;
   }
   return latest;
+}
+
+async function lastStartingBefore(
+  db: Db,
+  table: 'visits' | 'trips',
+  userId: string,
+  atMs: number,
+): Promise<{ start: number; end: number } | undefined> {
+  const row = await db
+    .selectFrom(table)
+    .select(['start_time', 'end_time'])
+    .where('user_id', '=', userId)
+    .where('start_time', '<', atMs)
+    .orderBy('start_time', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row && { start: Number(row.start_time), end: Number(row.end_time) };
 }
 
 /** Replaces the visits and trips that start in [sinceMs, untilMs) with `visits` and `trips`. */

@@ -43,6 +43,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addPrimaryKeyConstraint('visits_pk', ['user_id', 'id'])
     .execute();
   await db.schema.createIndex('visits_time').on('visits').columns(['user_id', 'start_time']).execute();
+  // A trip finds the visit it leaves by that visit's end (src/visits/visits.repo.ts relinkTrips).
+  await db.schema.createIndex('visits_end').on('visits').columns(['user_id', 'end_time']).execute();
   await db.schema.createIndex('visits_place').on('visits').columns(['user_id', 'place_id']).execute();
 
   await db.schema
