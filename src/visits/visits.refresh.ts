@@ -78,16 +78,23 @@ async function detectBetween(db: Db, userId: string, sinceMs: number, untilMs: n
     }
   }
   keep(detector.flush());
+  // Whole milliseconds, as every time is stored: the detector places a departure between two
+  // points. The same instant rounds the same way, so a trip still starts where its visit ends.
   return {
     visits: found.visits.map(({ start, end, lat, lon, pointCount, confidence }) => ({
-      start,
-      end,
+      start: Math.round(start),
+      end: Math.round(end),
       lat,
       lon,
       pointCount,
       confidence,
     })),
-    trips: found.trips.map(({ start, end, distanceM, mode }) => ({ start, end, distanceM, mode })),
+    trips: found.trips.map(({ start, end, distanceM, mode }) => ({
+      start: Math.round(start),
+      end: Math.round(end),
+      distanceM,
+      mode,
+    })),
   };
 }
 
