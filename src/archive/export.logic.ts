@@ -23,6 +23,7 @@ import { readSettingsObject } from '../settings/settings.api.ts';
 import { listViews } from '../views/views.logic.ts';
 import { exportCounts, mediaFilesAfter, ownItemBatches } from './export.repo.ts';
 import { exportReadme } from './export.readme.ts';
+import { correctionRecords, placeRecords } from './export.places.ts';
 import {
   archivePath,
   ENTRIES,
@@ -60,14 +61,14 @@ const json = (value: unknown) => Buffer.from(`${JSON.stringify(value, null, 2)}\
 const lazily = (chunks: () => AsyncGenerator<string>) => Readable.from(chunks(), { objectMode: false });
 
 /**
- * The archive as a byte stream. The small files (settings, services, groups, views) are read
- * before it starts, so a failure there is an ordinary error; a failure later (the database
- * going away mid-way) destroys the stream, and the archive then lacks its central directory, so
- * no ZIP reader mistakes it for a whole one.
+ * The archive as a byte stream. The small files (settings, services, groups, views, places,
+ * visit corrections) are read before it starts, so a failure there is an ordinary error; a
+ * failure later (the database going away mid-way) destroys the stream, and the archive then
+ * lacks its central directory, so no ZIP reader mistakes it for a whole one.
  */
 export async function exportArchive(db: Db, storage: Storage, owner: ExportOwner, options: ExportOptions) {
   const now = options.now ?? new Date();
-  // The person reading their own everything: the views' private ones included.
+  // The person reading their own everything: the views' private ones included, and the places.
   const asOwner: Auth = {
     userId: owner.id,
     username: owner.username,
@@ -76,11 +77,13 @@ export async function exportArchive(db: Db, storage: Storage, owner: ExportOwner
     permissions: new Set(['get_private_scope', 'get_views']),
     expiresAt: Infinity,
   };
-  const [settings, services, groups, views] = await Promise.all([
+  const [settings, services, groups, views, places, corrections] = await Promise.all([
     readSettingsObject(db, owner.id),
     listServices(db, options.baseUrl, owner.id),
     listGroups(db, owner.id),
     listViews(db, asOwner),
+    placeRecords(db, asOwner),
+    correctionRecords(db, owner.id),
   ]);
   // Counting a long history takes seconds: only for a progress line, never before a download's first bytes.
   const onProgress = options.onProgress;
@@ -109,6 +112,8 @@ export async function exportArchive(db: Db, storage: Storage, owner: ExportOwner
   zip.addBuffer(json(services satisfies ServiceRecord[]), ENTRIES.services, entry);
   zip.addBuffer(json(groups satisfies GroupRecord[]), ENTRIES.groups, entry);
   zip.addBuffer(json(views satisfies ViewRecord[]), ENTRIES.views, entry);
+  zip.addBuffer(json(places), ENTRIES.places, entry);
+  zip.addBuffer(json(corrections), ENTRIES.visitCorrections, entry);
 
   add(
     ENTRIES.posts,

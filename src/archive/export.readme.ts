@@ -10,8 +10,8 @@ server: ${baseUrl}
 exported_at: ${now.toISOString()}
 
 This archive holds everything the account above owned on a Waypost server when it was made:
-its posts, media (with every original file), location history, views, settings, services and
-service groups. Text is UTF-8. Times are Unix epoch seconds (fractions allowed); coordinates are
+its posts, media (with every original file), location history, places and corrections of
+visits, views, settings, services and service groups. Text is UTF-8. Times are Unix epoch seconds (fractions allowed); coordinates are
 WGS84 decimal degrees, exact (never rounded as the public sees them). The objects have the shape
 the Waypost API gives their owner (see the server's /openapi.json), in format version ${EXPORT_VERSION}.
 
@@ -27,8 +27,10 @@ posts.jsonl
 media.jsonl
   JSON Lines: one medium object per line, oldest first. Fields: id, username, scope, kind
   (image, video, audio, other), mime_type, size (bytes), sha256 (of the file), width, height,
-  duration (seconds), time (taken), location, caption, url and thumbnail_url (on the server
-  that made the export), created_at, and file: the original's path in this archive.
+  duration (seconds), time (taken), location, location_source ("exif" when the location came
+  from the file, "history" when from the location history; absent in older archives), caption,
+  url and thumbnail_url (on the server that made the export), created_at, and file: the
+  original's path in this archive.
 
 media/<sha256>.<extension>
   The original files exactly as uploaded, metadata included, one per distinct content (two
@@ -44,6 +46,20 @@ locations.geojsonseq
   [lon, lat, alt]; the properties are the location object's other fields: id, username,
   scope, time, alt (metres), accuracy (metres), speed (m/s), heading (degrees), source,
   created_at.
+
+places.json
+  A JSON array of place objects, the places where the person stays: id, name (null until they
+  named it), lat, lon, radius_m (visits within it belong to the place), city and country (the
+  nearest town and the ISO 3166-1 alpha-2 code, found offline), created_at.
+
+visit-corrections.json
+  A JSON array of what the person said of their visits, oldest first: id, kind ("place": the
+  stay from start_time to end_time was at the place place_id; "split": two stays, before and
+  after start_time, which equals end_time; "merge": the stays from start_time to end_time were
+  one; "not_a_stay": the stay from start_time to end_time was none), start_time, end_time,
+  place_id (for "place", an id of places.json; else null), created_at. Visits and trips
+  themselves are not in the archive: they are found again from the location history, and
+  these corrections applied to them in order.
 
 views.json
   A JSON array of view objects: id, username, name, description, kinds, filters (since_time,

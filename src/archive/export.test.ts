@@ -162,6 +162,8 @@ describe('GET /export', () => {
         'services.json',
         'groups.json',
         'views.json',
+        'places.json',
+        'visit-corrections.json',
         'posts.jsonl',
         'media.jsonl',
         'locations.geojsonseq',

@@ -8,7 +8,9 @@ import { PRECISION_MAX_M } from '../privacy/places.ts';
 import { TEXT_MAX, POST_MEDIA_MAX } from '../posts/posts.schemas.ts';
 import { CAPTION_MAX } from '../media/media.schemas.ts';
 import { TIME_LIMIT_S } from '../lib/time.ts';
+import type { CorrectionKind } from '../db/schema.visits.ts';
 import { DESCRIPTION_MAX, NAME_MAX, SOURCES_MAX, TEXT_FILTER_MAX } from '../views/views.schemas.ts';
+import { PLACE_NAME_MAX, RADIUS_MAX_M, RADIUS_MIN_M } from '../places/places.schemas.ts';
 
 /** The format's name: README.txt's `format`, and the `format` of an import that restores one. */
 export const EXPORT_FORMAT = 'waypost-export';
@@ -28,6 +30,8 @@ export const ENTRIES = {
   posts: 'posts.jsonl',
   media: 'media.jsonl',
   locations: 'locations.geojsonseq',
+  places: 'places.json',
+  visitCorrections: 'visit-corrections.json',
   missingMedia: 'missing-media.txt',
 } as const;
 
@@ -161,6 +165,8 @@ export const MediumRecord = Type.Object({
   duration: Nullable(Type.Number({ minimum: 0, maximum: 1e9 })),
   time: Seconds,
   location: Nullable(Point),
+  /** Not in archives made before places: a medium with a location then took it from its file. */
+  location_source: Type.Optional(Nullable(oneOf(['exif', 'history']))),
   caption: Type.String({ maxLength: CAPTION_MAX * 2 }),
   created_at: Seconds,
   file: Type.String({ maxLength: 200 }),
@@ -208,6 +214,31 @@ export const LocationRecord = Type.Object({
   }),
 });
 
+/**
+ * One place of places.json. `city` and `country` are the label the exporting server found; a
+ * restore labels the place again from its position, as every place on the server is labelled.
+ */
+export const PlaceRecord = Type.Object({
+  id: Id,
+  name: Nullable(Type.String({ maxLength: PLACE_NAME_MAX })),
+  lat: Lat,
+  lon: Lon,
+  radius_m: Type.Number({ minimum: RADIUS_MIN_M, maximum: RADIUS_MAX_M }),
+  city: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
+  country: Type.Optional(Nullable(Type.String({ pattern: '^[A-Z]{2}$' }))),
+  created_at: Seconds,
+});
+
+/** One correction of visit-corrections.json: what the person said of a stretch of time. */
+export const VisitCorrectionRecord = Type.Object({
+  id: Id,
+  kind: oneOf<CorrectionKind>(['place', 'split', 'merge', 'not_a_stay']),
+  start_time: Seconds,
+  end_time: Seconds,
+  place_id: Nullable(Id),
+  created_at: Seconds,
+});
+
 export type SettingsRecord = Static<typeof SettingsRecord>;
 export type ServiceRecord = Static<typeof ServiceRecord>;
 export type GroupRecord = Static<typeof GroupRecord>;
@@ -215,6 +246,8 @@ export type ViewRecord = Static<typeof ViewRecord>;
 export type MediumRecord = Static<typeof MediumRecord>;
 export type PostRecord = Static<typeof PostRecord>;
 export type LocationRecord = Static<typeof LocationRecord>;
+export type PlaceRecord = Static<typeof PlaceRecord>;
+export type VisitCorrectionRecord = Static<typeof VisitCorrectionRecord>;
 
 /**
  * Every field of a record, of any type: what the export is checked against where the API object

@@ -126,7 +126,7 @@ describe('waypost import', () => {
     expect(ok).toBe(true);
     expect(printed).toEqual([
       expect.stringMatching(
-        /^export\.zip: done, waypost-export, 0 settings, 0 services, 0 groups, 0 views, 0 media, 1 posts, 1 points stored, 0 duplicates, 0 skipped, 0 errors \(import \w+\)$/,
+        /^export\.zip: done, waypost-export, 0 settings, 0 services, 0 groups, 0 views, 0 places, 0 visit corrections, 0 media, 1 posts, 1 points stored, 0 duplicates, 0 skipped, 0 errors \(import \w+\)$/,
       ),
     ]);
     const texts = await test.database.db.selectFrom('posts').select(['id', 'text']).execute();

@@ -33,7 +33,7 @@ function summary(name: string, i: Import): string {
   // A restore also says what came back of each kind of object.
   const items = i.items
     ? Object.entries(i.items)
-        .map(([kind, n]) => `${n.stored} ${kind}`)
+        .map(([kind, n]) => `${n.stored} ${kind.replaceAll('_', ' ')}`)
         .join(', ') + ', '
     : '';
   return (

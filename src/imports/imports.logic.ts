@@ -4,7 +4,7 @@ import { mkdirSync } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { EXPORT_FORMAT } from '../archive/format.ts';
-import { emptyCounts, type RestoreCounts } from '../archive/restore/restore.phase.ts';
+import { emptyCounts, savedCounts } from '../archive/restore/restore.phase.ts';
 import type { Db } from '../db/database.ts';
 import type { ScopeValue } from '../db/schema.ts';
 import { insufficientScope } from '../core/caller.ts';
@@ -60,7 +60,7 @@ export function toImport(row: ImportRow): Import {
     duplicates: row.duplicates,
     skipped: row.skipped,
     errors: JSON.parse(row.errors) as ImportError[],
-    items: row.items ? (JSON.parse(row.items) as RestoreCounts) : null,
+    items: row.items ? savedCounts(row.items) : null,
     created_at: msToSeconds(row.created_at),
     started_at: row.started_at === null ? null : msToSeconds(row.started_at),
     finished_at: row.finished_at === null ? null : msToSeconds(row.finished_at),

@@ -39,6 +39,8 @@ export const ImportSchema = Type.Object(
           services: KindCounts,
           groups: KindCounts,
           views: KindCounts,
+          places: KindCounts,
+          visit_corrections: KindCounts,
           media: KindCounts,
           posts: KindCounts,
         }),

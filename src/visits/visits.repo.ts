@@ -207,6 +207,27 @@ export async function insertCorrection(db: Db, row: CorrectionRow): Promise<void
   await db.insertInto('visit_corrections').values(row).execute();
 }
 
+/** Every correction of the person, in the order they were made (the export's). */
+export async function allCorrectionRows(db: Db, userId: string): Promise<CorrectionRow[]> {
+  const rows = await db
+    .selectFrom('visit_corrections')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  return rows.map((row) => ({ ...timed(row), created_at: Number(row.created_at) }));
+}
+
+/** The UTC days of the stored visits that touch [sinceMs, untilMs]: detected again after a correction came in. */
+export async function markVisitDaysTouching(db: Db, userId: string, sinceMs: number, untilMs: number): Promise<void> {
+  const day = sql<number>`cast(floor(start_time / 86400000.0) as integer)`;
+  await sql`insert into visit_marks (user_id, day)
+    select distinct ${userId}, ${day} from visits
+      where user_id = ${userId} and start_time <= ${untilMs} and end_time >= ${sinceMs}
+    on conflict do nothing`.execute(db);
+}
+
 /** UTC days from one instant to another, both included. */
 export function daysBetween(fromMs: number, toMs: number): number[] {
   const days: number[] = [];

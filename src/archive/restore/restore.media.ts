@@ -148,6 +148,8 @@ export async function restoreMedia(run: Phase, mediaIds: Map<string, string>, ba
             height: medium.height,
             duration: medium.duration,
             location: medium.location,
+            // An archive made before places has none: a location then came from the file.
+            ...(medium.location_source ? { locationSource: medium.location_source } : {}),
             caption: medium.caption,
             hasThumbnail,
           }),

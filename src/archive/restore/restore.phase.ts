@@ -12,7 +12,16 @@ import { readJsonEntry, readLines, type ExportArchive, type Line } from './resto
 import { resolveIds, type Resolved } from './restore.ids.ts';
 import type { RestoredTable } from './restore.repo.ts';
 
-export const RESTORED_KINDS = ['settings', 'services', 'groups', 'views', 'media', 'posts'] as const;
+export const RESTORED_KINDS = [
+  'settings',
+  'services',
+  'groups',
+  'views',
+  'places',
+  'visit_corrections',
+  'media',
+  'posts',
+] as const;
 export type RestoredKind = (typeof RESTORED_KINDS)[number];
 export interface KindCounts {
   seen: number;
@@ -26,6 +35,14 @@ export function emptyCounts(): RestoreCounts {
   return Object.fromEntries(
     RESTORED_KINDS.map((kind) => [kind, { seen: 0, stored: 0, duplicates: 0, skipped: 0 }]),
   ) as RestoreCounts;
+}
+
+/**
+ * The counts an import saved (its `items`), with zeros for the kinds restores did not count
+ * yet when it was saved (places and visit corrections came later).
+ */
+export function savedCounts(items: string): RestoreCounts {
+  return { ...emptyCounts(), ...(JSON.parse(items) as Partial<RestoreCounts>) };
 }
 
 /** What a restore needs besides the database: where media go, and the tools that check them. */
@@ -151,7 +168,7 @@ export interface ArrayFile<V extends { id: string }> {
   begin?: (trx: Db) => Promise<void>;
   /** Why an object the schema takes is refused all the same, or undefined. */
   refuse?: (value: V) => string | undefined;
-  /** Told the id an object has on this server, once it is known (a new one or the person's own). */
+  /** Told the id an object has on this server once it is there: stored now, or the person's own already. */
   known?: (value: V, id: string) => void;
   /** Why a new object is refused all the same (a limit), or undefined. */
   limit?: () => string | undefined;
@@ -182,14 +199,17 @@ export async function restoreArrayFile<V extends { id: string }>(run: Phase, fil
         continue;
       }
       const [resolved] = await resolveIds(trx, file.table, run.userId, [checked.value.id]);
-      if (resolved) file.known?.(checked.value, resolved.id);
-      if (!isNew(run, file.kind, resolved, { counting, where }, file.taken)) continue;
+      if (!isNew(run, file.kind, resolved, { counting, where }, file.taken)) {
+        if (resolved) file.known?.(checked.value, resolved.id);
+        continue;
+      }
       const limit = file.limit?.();
       if (limit !== undefined) {
         skip(limit);
         continue;
       }
       await file.store(trx, checked.value, resolved.id, { where, counting });
+      file.known?.(checked.value, resolved.id);
       if (counting) tally(run, file.kind, 'stored');
     }
   });

@@ -3,7 +3,8 @@
 import type { Db } from '../../db/database.ts';
 
 /** Tables whose rows keep their ids across a restore. */
-export type RestoredTable = 'posts' | 'media' | 'locations' | 'views' | 'services' | 'service_groups';
+export type RestoredTable =
+  'posts' | 'media' | 'locations' | 'views' | 'services' | 'service_groups' | 'places' | 'visit_corrections';
 
 /** Who holds each of `ids` in `table` (ids nobody holds are absent). */
 export async function idHolders(db: Db, table: RestoredTable, ids: readonly string[]): Promise<Map<string, string>> {

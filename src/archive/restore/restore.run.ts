@@ -1,17 +1,19 @@
 // Restoring a Waypost export (docs/imports.md "Restoring an export"): the archive's objects come
 // back into one account, in an order that lets references follow (services before the groups
-// that name them, media before the posts that show them), in batches, each committed with the
-// import's counters and a checkpoint like a location import. Each kind has its file beside
-// this one; the import job (src/imports/imports.run.ts) runs this and saves what it reports.
+// that name them, places before the visit corrections that name them, media before the posts
+// that show them), in batches, each committed with the import's counters and a checkpoint like
+// a location import. Each kind has its file beside this one; the import job
+// (src/imports/imports.run.ts) runs this and saves what it reports.
 //
 // Ids: an object keeps its id when no one holds it on this server; when the person holds it
 // already it is the same object, restored before, and is passed over (a duplicate); when
 // another account holds it, the object gets an id derived from the account and the old id, so
 // a second restore of the same archive finds it again (restore.ids.ts). References (a post's
-// media, a group's services, a delivery's service, the source of a post or point) follow the
-// new ids; a source whose service is not in the archive is cleared. A restarted run goes through
-// the archive from the start: what is before the checkpoint only has its ids looked up (and,
-// being the person's already, is stored again by no one), so counters and references stay exact.
+// media, a group's services, a delivery's service, a correction's place, the source of a post
+// or point) follow the new ids; a source whose service is not in the archive is cleared. A
+// restarted run goes through the archive from the start: what is before the checkpoint only has
+// its ids looked up (and, being the person's already, is stored again by no one), so counters
+// and references stay exact.
 import type { Database, Db } from '../../db/database.ts';
 import type { ImportsTable } from '../../db/schema.ts';
 import { messageOf } from '../../lib/message-of.ts';
@@ -19,7 +21,8 @@ import { ENTRIES, EXPORT_FORMAT, EXPORT_VERSION } from '../format.ts';
 import { entryBytes, openExportArchive, readmeFields, RESTORE_LIMITS, type ExportArchive } from './restore.read.ts';
 import { restoreLocations } from './restore.locations.ts';
 import { restoreMedia } from './restore.media.ts';
-import { emptyCounts, type Phase, type RestoreCounts, type RestoreDeps } from './restore.phase.ts';
+import { restoreCorrections, restorePlaces } from './restore.places.ts';
+import { emptyCounts, savedCounts, type Phase, type RestoreCounts, type RestoreDeps } from './restore.phase.ts';
 import { restorePosts } from './restore.posts.ts';
 import { restoreSettings } from './restore.settings.ts';
 import { restoreGroups, restoreServices } from './restore.services.ts';
@@ -73,7 +76,7 @@ export async function runRestore(options: RestoreRunOptions, row: RestoreImport)
   const importId = row.id;
   const startedAt = now();
   const errors = JSON.parse(row.errors) as { where: string; message: string }[];
-  const counts: RestoreCounts = row.items ? (JSON.parse(row.items) as RestoreCounts) : emptyCounts();
+  const counts: RestoreCounts = row.items ? savedCounts(row.items) : emptyCounts();
   const points = {
     points_seen: row.points_seen,
     points_stored: row.points_stored,
@@ -160,6 +163,9 @@ export async function runRestore(options: RestoreRunOptions, row: RestoreImport)
     await restoreServices(run, serviceIds);
     await restoreGroups(run, serviceIds);
     await restoreViews(run);
+    const placeIds = new Map<string, string>();
+    await restorePlaces(run, placeIds);
+    await restoreCorrections(run, placeIds);
     if (!stoppedEarly) await restoreMedia(run, mediaIds, options.batchRecords);
     if (!stoppedEarly) await restorePosts(run, mediaIds, serviceIds, options.batchRecords);
     if (!stoppedEarly) await restoreLocations(run, serviceIds, options.batchRecords);

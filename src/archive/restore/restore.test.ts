@@ -314,6 +314,8 @@ describe('restoring an export', () => {
       services: { seen: 2, stored: 2, duplicates: 0, skipped: 0 },
       groups: { seen: 2, stored: 2, duplicates: 0, skipped: 0 },
       views: { seen: 2, stored: 2, duplicates: 0, skipped: 0 },
+      places: { seen: 0, stored: 0, duplicates: 0, skipped: 0 },
+      visit_corrections: { seen: 0, stored: 0, duplicates: 0, skipped: 0 },
       media: { seen: 3, stored: 3, duplicates: 0, skipped: 0 },
       posts: { seen: 3, stored: 3, duplicates: 0, skipped: 0 },
     });
@@ -432,6 +434,8 @@ describe('restoring an export', () => {
       services: { seen: 2, stored: 0, duplicates: 2, skipped: 0 },
       groups: { seen: 2, stored: 0, duplicates: 2, skipped: 0 },
       views: { seen: 2, stored: 0, duplicates: 2, skipped: 0 },
+      places: { seen: 0, stored: 0, duplicates: 0, skipped: 0 },
+      visit_corrections: { seen: 0, stored: 0, duplicates: 0, skipped: 0 },
       media: { seen: 3, stored: 0, duplicates: 3, skipped: 0 },
       posts: { seen: 3, stored: 0, duplicates: 3, skipped: 0 },
     });
@@ -489,6 +493,8 @@ describe('a worker killed mid-restore', () => {
       services: { seen: 2, stored: 2, duplicates: 0, skipped: 0 },
       groups: { seen: 2, stored: 2, duplicates: 0, skipped: 0 },
       views: { seen: 2, stored: 2, duplicates: 0, skipped: 0 },
+      places: { seen: 0, stored: 0, duplicates: 0, skipped: 0 },
+      visit_corrections: { seen: 0, stored: 0, duplicates: 0, skipped: 0 },
       media: { seen: 3, stored: 3, duplicates: 0, skipped: 0 },
       posts: { seen: 3, stored: 3, duplicates: 0, skipped: 0 },
     });
