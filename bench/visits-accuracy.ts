@@ -11,7 +11,8 @@
 // - false: the share of visits not spending at least half their time at a true stay within
 //   100 m of their centre (goal <= 5 %);
 // - distance: of trips that truly moved 500 m or more, the median error of the distance
-//   against the truth over the trip's own start and end, and the share within 5 % (goal);
+//   against the true way between the true stays its two visits match (or its own start and end
+//   where it begins or ends at a gap), and the share within 5 % (goal);
 // - mode: of those trips, the share whose mode is the truth's (the mode of most of the
 //   distance), and the share said `unknown`.
 import { spawnSync } from 'node:child_process';
@@ -29,7 +30,14 @@ const MIN = 60_000;
 
 interface Found {
   visits: { start: number; end: number; lat: number; lon: number }[];
-  trips: { start: number; end: number; distanceM: number; mode: Mode }[];
+  trips: {
+    start: number;
+    end: number;
+    distanceM: number;
+    mode: Mode;
+    fromIndex?: number | null;
+    toIndex?: number | null;
+  }[];
 }
 
 export interface Score {
@@ -43,6 +51,31 @@ export interface Score {
 
 const overlap = (a: { start: number; end: number }, b: { start: number; end: number }) =>
   Math.max(0, Math.min(a.end, b.end) - Math.max(a.start, b.start));
+
+/**
+ * Each trip that truly moved 500 m or more, with its distance's relative error and the true
+ * mode. A trip goes from one stay's centre to the next: the truth is the way between the true
+ * stays its visits match (where it begins or ends at a gap, its own start or end).
+ */
+export function tripErrors(sim: Simulation, result: Found): { error: number; truthMode: Mode; mode: Mode }[] {
+  /** The true stay a visit spent most of its time at, if any. */
+  const stayOf = (index: number | null | undefined) => {
+    const visit = index == null ? undefined : result.visits[index];
+    if (!visit) return undefined;
+    let best: (typeof sim.stays)[number] | undefined;
+    for (const stay of sim.stays) if (overlap(visit, stay) > (best ? overlap(visit, best) : 0)) best = stay;
+    return best;
+  };
+  const errors = [];
+  for (const trip of result.trips) {
+    const from = Math.min(stayOf(trip.fromIndex)?.end ?? trip.start, trip.start);
+    const to = Math.max(stayOf(trip.toIndex)?.start ?? trip.end, trip.end);
+    const truth = sim.movedM(from, to);
+    if (truth < 500) continue;
+    errors.push({ error: (trip.distanceM - truth) / truth, truthMode: sim.modeBetween(from, to), mode: trip.mode });
+  }
+  return errors;
+}
 
 export function score(sim: Simulation, result: Found): Score {
   const scored = sim.stays.slice(1, -1).filter((s) => s.end - s.start >= 10 * MIN);
@@ -59,12 +92,10 @@ export function score(sim: Simulation, result: Found): Score {
   const errors: number[] = [];
   let right = 0;
   let unknown = 0;
-  for (const trip of result.trips) {
-    const truth = sim.movedM(trip.start, trip.end);
-    if (truth < 500) continue;
-    errors.push(Math.abs(trip.distanceM - truth) / truth);
-    if (trip.mode === sim.modeBetween(trip.start, trip.end)) right += 1;
-    if (trip.mode === 'unknown') unknown += 1;
+  for (const { error, truthMode, mode } of tripErrors(sim, result)) {
+    errors.push(Math.abs(error));
+    if (mode === truthMode) right += 1;
+    if (mode === 'unknown') unknown += 1;
   }
   const share = (n: number, of: number) => (of ? (100 * n) / of : 0);
   return {
@@ -179,7 +210,9 @@ function speed() {
 }
 
 const [what, arg] = process.argv.slice(2);
-if (what === 'speed-child') speedChild(arg === 'detect');
+if (!import.meta.main) {
+  // Imported for its scores.
+} else if (what === 'speed-child') speedChild(arg === 'detect');
 else {
   if (what !== 'speed') accuracy();
   if (what !== 'accuracy') speed();

@@ -28,7 +28,7 @@ import {
   type DetectorPoint,
   type Trip,
 } from './model.ts';
-import { guessMode } from './modes.ts';
+import { guessMode, guessSparseMode } from './modes.ts';
 import { addTripPoint, closeDistance, endSpeed, newTrip, percentile, speedsOf } from './trip.ts';
 
 export type { Detection, DetectorPoint, Mode, Trip, Visit } from './model.ts';
@@ -150,7 +150,7 @@ export function createDetector(): Detector {
         start,
         end,
         distanceM: Math.round(distance),
-        mode: guessMode(measured, distance),
+        mode: measured != null ? guessMode(measured, distance) : guessSparseMode(distance, end - start),
         fromIndex: left ? left.index : null,
         toIndex: to ? to.index : null,
       };
