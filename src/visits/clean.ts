@@ -28,15 +28,11 @@ const SPIKE_RUN = 3;
  * turn never doubles the way (a right angle makes it 1.4 times); a real detour out and back of
  * that size in a few samples is possible, but it is over before anything could be said about
  * it. The return must be real: `next`, the point after it, is closer to `after` than the run
- * was (else `after` may be the outlier, and the run the truth). The run lasts at most
- * SPIKE_WINDOW_MS, next to one of its neighbours (the other may be across a gap: a phone that
- * wakes with a wild first fix).
+ * was (else `after` may be the outlier, and the run the truth). All within SPIKE_WINDOW_MS:
+ * across a gap, points far from both sides are as likely a stay the phone slept through.
  */
 function isSpike(before: DetectorPoint, run: DetectorPoint[], after: DetectorPoint, next: DetectorPoint): boolean {
-  const first = run[0]!;
-  const last = run.at(-1)!;
-  if (last.time - first.time > SPIKE_WINDOW_MS) return false;
-  if (first.time - before.time > SPIKE_WINDOW_MS && after.time - last.time > SPIKE_WINDOW_MS) return false;
+  if (after.time - before.time > SPIKE_WINDOW_MS) return false;
   let way = 0;
   let from = before;
   let nearest = Infinity;

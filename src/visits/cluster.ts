@@ -6,12 +6,15 @@ import { DEFAULT_ACCURACY_M, STAY_RADIUS_M, WEIGHT_FLOOR_M, type DetectorPoint }
 
 /** A long stay keeps at most this many points for its centre: every other one is let go when full. */
 const KEPT_MAX = 4096;
+const RECENT = 8;
 
 export interface Cluster {
   /** The points kept for the centre, in time order (a regular sample of them on a long stay). */
   points: DetectorPoint[];
   /** Keep one point in `stride` from now on. */
   stride: number;
+  /** The latest points, all of them, for the way out (RECENT of them). */
+  recent: DetectorPoint[];
   /** Points at the place, including those only passing through its edge (noise beyond the radius). */
   count: number;
   first: DetectorPoint;
@@ -49,6 +52,7 @@ export function newCluster(p: DetectorPoint): Cluster {
   const cluster: Cluster = {
     points: [],
     stride: 1,
+    recent: [],
     count: 0,
     first: p,
     last: p,
@@ -78,6 +82,37 @@ export function addPoint(c: Cluster, p: DetectorPoint) {
   }
   c.count += 1;
   c.last = p;
+  c.recent.push(p);
+  if (c.recent.length > RECENT) c.recent.shift();
+}
+
+/** Takes the latest `k` points out again (fewer than `recent` holds); returns them in time order. */
+export function dropLast(c: Cluster, k: number): DetectorPoint[] {
+  const dropped = c.recent.splice(c.recent.length - k, k);
+  for (const p of dropped) {
+    const w = weightOf(p);
+    c.sumW -= w;
+    c.sumX -= w * wrap(p.lon - c.refLon) * c.cosLat;
+    c.sumY -= w * (p.lat - c.refLat);
+    const kept = c.points.indexOf(p);
+    if (kept >= 0) c.points.splice(kept, 1);
+    c.count -= 1;
+  }
+  c.last = c.recent.at(-1)!;
+  return dropped;
+}
+
+/** Walking out of a stay's radius takes a minute or two. */
+export const WAY_OUT_MS = 2 * 60_000;
+
+/**
+ * `b` is farther from the centre than `a` by more than their uncertainty, within WAY_OUT_MS:
+ * walking away (or, read backwards, arriving), not noise around a place.
+ */
+export function recedes(a: DetectorPoint, b: DetectorPoint, centre: Centre): boolean {
+  if (Math.abs(b.time - a.time) > WAY_OUT_MS) return false;
+  const margin = ((a.accuracy ?? DEFAULT_ACCURACY_M) + (b.accuracy ?? DEFAULT_ACCURACY_M)) / 2;
+  return distanceM(centre, b) - distanceM(centre, a) > margin;
 }
 
 /** Points near the place that are not part of its centre (noise that wandered past the radius). */

@@ -13,6 +13,9 @@ import {
   mergeInto,
   newCluster,
   reachOf,
+  recedes,
+  dropLast,
+  WAY_OUT_MS,
   spreadM,
   type Centre,
   type Cluster,
@@ -199,7 +202,10 @@ export function createDetector(): Detector {
   /** A candidate long enough (until `until`): without the approach (points away from its centre), is it still? */
   function tryConfirm(until = candPoints.at(-1)!.time) {
     const centre = medianCentre(cand!);
-    const from = candPoints.findIndex((p) => distanceM(centre, p) <= reachOf(p));
+    let from = candPoints.findIndex((p) => distanceM(centre, p) <= reachOf(p));
+    // Points still closing in on the place are the way there.
+    while (from >= 0 && from < candPoints.length - 1 && recedes(candPoints[from + 1]!, candPoints[from]!, centre))
+      from += 1;
     if (from < 0 || until - candPoints[from]!.time < STAY_MIN_MS) return false;
     if (from > 0) restartAt(candPoints, from);
     confirm();
@@ -246,8 +252,24 @@ export function createDetector(): Detector {
     herePending.push(p);
     if (!departed(stay.cluster, herePending)) return;
     const outside = herePending;
+    const going = wayOut(stay, outside[0]!.time, outside.at(-1)!.time);
     leave(stay);
-    for (const q of outside) move(q);
+    for (const q of [...going, ...outside]) move(q);
+  }
+
+  /**
+   * The stay's last points that walk away from it, in the WAY_OUT_MS before `leaving`, are the
+   * trip's first: taken out of the stay. Never so many that they and the points outside up to
+   * `until` could make a stay of their own (they would come back to this one, and leave again).
+   */
+  function wayOut(stay: Stay, leaving: number, until: number): DetectorPoint[] {
+    const centre = medianCentre(stay.cluster);
+    const recent = stay.cluster.recent;
+    let k = 0;
+    while (k < recent.length - 1 && recedes(recent.at(-2 - k)!, recent.at(-1 - k)!, centre)) k += 1;
+    while (k > 0 && leaving - recent.at(-k)!.time > WAY_OUT_MS) k -= 1;
+    if (k === 0 || until - recent.at(-k)!.time >= STAY_MIN_MS) return [];
+    return dropLast(stay.cluster, k);
   }
 
   function move(p: DetectorPoint) {
@@ -267,7 +289,8 @@ export function createDetector(): Detector {
 
   function leaveHere() {
     const stay = here!;
-    const outside = herePending;
+    const lastTime = herePending.at(-1)?.time ?? stay.cluster.last.time;
+    const outside = [...wayOut(stay, herePending[0]?.time ?? lastTime, lastTime), ...herePending];
     if (!outside.length) stay.end ??= stay.cluster.last.time;
     leave(stay);
     for (const q of outside) move(q);
