@@ -62,6 +62,11 @@ interface Stay {
 /** Points after a gap are held back before deciding about it, enough to see how fast they move: this long, or this many. */
 const WAKE_SPAN_MS = 3 * 60_000;
 const WAKE_POINTS = 20;
+/**
+ * A longer silence may be a phone asleep at a stay (twice the five minutes sparse trackers
+ * leave between points while moving).
+ */
+const SLEEP_MS = 10 * 60_000;
 
 const clamp = (value: number, low: number, high: number) => Math.min(high, Math.max(low, value));
 
@@ -111,7 +116,7 @@ export function createDetector(): Detector {
   let candPoints: DetectorPoint[] = [];
   let candPending: DetectorPoint[] = [];
   let last: DetectorPoint | null = null;
-  let afterGap: DetectorPoint[] | null = null;
+  let afterSilence: DetectorPoint[] | null = null; // points after a silence, held until it is understood
 
   const anchorOf = (centre: Centre, time: number) => ({ time, lat: centre.lat, lon: centre.lon });
 
@@ -129,9 +134,10 @@ export function createDetector(): Detector {
     // next stay: at the speed the trip left or arrived at, or without steps to measure (a phone
     // that slept, or sparse points) at a slow walk, so the stay ends no earlier than walking
     // away explains, and the next begins no later.
-    const leaving = endSpeed(trip, 'lead') ?? WAKE_DEFAULT_MPS;
-    const arriving = endSpeed(trip, 'tail') ?? WAKE_DEFAULT_MPS;
     const toCentre = to ? medianCentre(to.cluster) : null;
+    const unmeasured = trip.steps ? WAKE_DEFAULT_MPS : boundSpeed(left, to, toCentre);
+    const leaving = endSpeed(trip, 'lead') ?? unmeasured;
+    const arriving = endSpeed(trip, 'tail') ?? unmeasured;
     if (left && left.end == null) {
       const away = trip.first ?? to?.cluster.first;
       const lastIn = left.cluster.last.time;
@@ -161,6 +167,21 @@ export function createDetector(): Detector {
     }
     left = null;
     trip = newTrip(null);
+  }
+
+  /**
+   * A trip too sparse for a step of its own covered the way from the stay it left to its first
+   * point, and from its last point to the next stay, no slower than straight in the time
+   * between: the faster of the two is how fast it went, at least (and at least a slow walk).
+   */
+  function boundSpeed(from: Stay | null, to: Stay | null, toCentre: Centre | null): number {
+    let speed = WAKE_DEFAULT_MPS;
+    const bound = (a: { lat: number; lon: number }, b: { lat: number; lon: number }, ms: number) => {
+      if (ms > 0) speed = Math.max(speed, (1000 * distanceM(a, b)) / ms);
+    };
+    if (from && trip.first) bound(trip.origin!, trip.first, trip.first.time - from.cluster.last.time);
+    if (to && trip.last) bound(trip.last, toCentre!, to.cluster.first.time - trip.last.time);
+    return speed;
   }
 
   /** The candidate stays: the trip into it ends, or it is the stay the trip left, come back to. */
@@ -297,21 +318,24 @@ export function createDetector(): Detector {
   }
 
   /**
-   * After a gap the first point is elsewhere. A phone that slept while still wakes as it moves:
-   * if leaving shortly before that point explains it (WAKE_MAX_MS, at the speed of the points
-   * after it), the stay lasted until then; otherwise the gap is neither stay nor trip.
+   * After a silence the first point is elsewhere. A phone that slept while still wakes as it
+   * moves: if leaving shortly before that point explains it (WAKE_MAX_MS, at the speed of the
+   * points after it), the stay lasted until then. Otherwise a gap (GAP_MS) is neither stay nor
+   * trip, and a shorter silence is only time between two points.
    */
-  function resolveGap() {
-    const points = afterGap!;
-    afterGap = null;
+  function resolveSilence() {
+    const points = afterSilence!;
+    afterSilence = null;
     const first = points[0]!;
+    const gap = first.time - last!.time > GAP_MS;
     // Points outside a stay that are not yet a departure were noise; while travelling, the
     // latest points that lie together are where the phone went to sleep.
     if (here) {
       addStray(here.cluster, herePending.length);
       herePending = [];
     } else if (candPending.length) restartCandidate();
-    const place = here ? here.cluster : cand;
+    // A single point before a short silence is no evidence of staying (a sparse tracker on the move).
+    const place = here ? here.cluster : cand && (gap || candPoints.length > 1) ? cand : null;
     let wokeAt: number | null = null;
     if (place) {
       const awayMs = (distanceTo(place, first) / speedAfterGap(points)) * 1000;
@@ -322,7 +346,7 @@ export function createDetector(): Detector {
       here.end = wokeAt;
       here.woke = true;
       leave(here);
-    } else {
+    } else if (gap) {
       if (here) leaveHere();
       endTrip();
     }
@@ -331,17 +355,17 @@ export function createDetector(): Detector {
   }
 
   function step(p: DetectorPoint) {
-    if (afterGap) {
-      afterGap.push(p);
-      const span = p.time - afterGap[0]!.time;
-      if (span >= WAKE_SPAN_MS || afterGap.length >= WAKE_POINTS || p.time - afterGap.at(-2)!.time > GAP_MS)
-        resolveGap();
+    if (afterSilence) {
+      afterSilence.push(p);
+      const span = p.time - afterSilence[0]!.time;
+      const silent = p.time - afterSilence.at(-2)!.time > SLEEP_MS;
+      if (span >= WAKE_SPAN_MS || afterSilence.length >= WAKE_POINTS || silent) resolveSilence();
       return;
     }
-    if (last && p.time - last.time > GAP_MS) {
+    if (last && p.time - last.time > SLEEP_MS) {
       const place = here ? here.cluster : cand;
       if (!place || distanceTo(place, p) > reachOf(p)) {
-        afterGap = [p];
+        afterSilence = [p];
         return;
       }
     }
@@ -362,7 +386,7 @@ export function createDetector(): Detector {
     },
     flush() {
       cleaner.flush();
-      if (afterGap) resolveGap();
+      if (afterSilence) resolveSilence();
       if (here) leaveHere();
       endTrip();
       last = null;
