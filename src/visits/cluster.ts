@@ -2,7 +2,7 @@
 // point still here?" (constant time a point), and the weighted median as the place's centre
 // once the group is done, which noise and the odd stray point barely move.
 import { distanceM } from '../history/geo.ts';
-import { DEFAULT_ACCURACY_M, STAY_RADIUS_M, WEIGHT_FLOOR_M, type DetectorPoint } from './model.ts';
+import { DEFAULT_ACCURACY_M, DEPART_MS, STAY_RADIUS_M, WEIGHT_FLOOR_M, type DetectorPoint } from './model.ts';
 
 /** A long stay keeps at most this many points for its centre: every other one is let go when full. */
 const KEPT_MAX = 4096;
@@ -175,4 +175,12 @@ export function mergeInto(a: Cluster, b: Cluster, strays: number) {
   for (const p of b.points) addPoint(a, p);
   a.count += b.count - b.points.length + strays;
   a.last = b.last;
+}
+
+/** Points outside a place's radius are a departure once they last, or go far. */
+export function departed(cluster: Cluster, outside: DetectorPoint[]): boolean {
+  const lastOut = outside.at(-1)!;
+  return (
+    lastOut.time - outside[0]!.time >= DEPART_MS || distanceTo(cluster, lastOut) > STAY_RADIUS_M + reachOf(lastOut)
+  );
 }
