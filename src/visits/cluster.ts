@@ -1,7 +1,7 @@
 // A group of points at one place: a running accuracy-weighted mean for the question "is this
 // point still here?" (constant time a point), and the weighted median as the place's centre
 // once the group is done, which noise and the odd stray point barely move.
-import { distanceM } from '../history/geo.ts';
+import { distanceM, MOVING_MIN_MPS } from '../history/geo.ts';
 import { DEFAULT_ACCURACY_M, DEPART_MS, STAY_RADIUS_M, WEIGHT_FLOOR_M, type DetectorPoint } from './model.ts';
 
 /** A long stay keeps at most this many points for its centre: every other one is let go when full. */
@@ -106,13 +106,16 @@ export function dropLast(c: Cluster, k: number): DetectorPoint[] {
 export const WAY_OUT_MS = 2 * 60_000;
 
 /**
- * `b` is farther from the centre than `a` by more than their uncertainty, within WAY_OUT_MS:
- * walking away (or, read backwards, arriving), not noise around a place.
+ * `b` is farther from the centre than `a` by more than their uncertainty, within WAY_OUT_MS
+ * and at a moving speed (docs/history.md "Rules for distance and movement"): walking away (or,
+ * read backwards, arriving), not noise around a place.
  */
 export function recedes(a: DetectorPoint, b: DetectorPoint, centre: Centre): boolean {
-  if (Math.abs(b.time - a.time) > WAY_OUT_MS) return false;
+  const ms = Math.abs(b.time - a.time);
+  if (ms > WAY_OUT_MS) return false;
   const margin = ((a.accuracy ?? DEFAULT_ACCURACY_M) + (b.accuracy ?? DEFAULT_ACCURACY_M)) / 2;
-  return distanceM(centre, b) - distanceM(centre, a) > margin;
+  const away = distanceM(centre, b) - distanceM(centre, a);
+  return away > margin && (1000 * away) / ms >= MOVING_MIN_MPS;
 }
 
 /** Points near the place that are not part of its centre (noise that wandered past the radius). */

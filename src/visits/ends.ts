@@ -97,7 +97,8 @@ export function settle(left: Stay | null, trip: TripSums, to: Stay | null): { vi
   const start = left ? left.end! : trip.first?.time;
   const end = to ? to.start : trip.last?.time;
   let result: Trip | null = null;
-  if (start != null && end != null && (left || to || trip.count > 1)) {
+  // Between two stays there is always a trip; at the edge of the data or a gap, only movement.
+  if (start != null && end != null && ((left && to) || end > start)) {
     const distance = toCentre ? closeDistance(trip, at(toCentre, to!.start)) : trip.distanceM;
     result = {
       start,
