@@ -2,8 +2,8 @@
 // (bench/visits-sim.ts), beside the baseline (bench/visits-baseline.ts), and the speed and
 // memory of detection over ten million points. Knobs: BENCH_SEEDS (default 5) runs of
 // BENCH_DAYS (default 28) for each row; BENCH_POINTS (default 10,000,000) for the speed run,
-// which runs in child processes of its own (generating only, then generating and detecting) so
-// each peak RSS is its own. `npm run bench:visits -- accuracy` or `-- speed` runs one half.
+// BENCH_ROUNDS (default 3) rounds of it, each in child processes of its own (generating only,
+// then generating and detecting) so each peak RSS is its own. `npm run bench:visits -- accuracy` or `-- speed` runs one half.
 // Scores, for each row the median over seeds and the spread (lowest-highest):
 // - found: of the true stays of 10 minutes or more (but the first and last, cut by the edges of
 //   the simulation), the share with a visit whose start and end are each within 3 minutes of
@@ -26,6 +26,7 @@ import { simulate, simulateActivities, type SimOptions, type Simulation } from '
 const SEEDS = Number(process.env.BENCH_SEEDS ?? 5);
 const DAYS = Number(process.env.BENCH_DAYS ?? 28);
 const POINTS = Number(process.env.BENCH_POINTS ?? 10_000_000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const log = (line: string) => process.stdout.write(`${line}\n`);
 const MIN = 60_000;
 
@@ -159,15 +160,19 @@ function peakRssMb(): number {
   return Number(/VmHWM:\s+(\d+) kB/.exec(status)![1]) / 1024;
 }
 
-/** In a child: streams POINTS simulated points (one tracker, every 10-30 s), detecting or not. */
+/** In a child: streams POINTS simulated points (one tracker, every 10-30 s while awake), detecting or not, one at a time. */
 function speedChild(detecting: boolean) {
   const detector = createDetector();
   let points = 0;
   let visits = 0;
   let trips = 0;
+  let first = NaN;
+  let last = NaN;
   const begin = process.hrtime.bigint();
   for (const { points: batch } of simulateActivities({ seed: 1, days: 100_000, interval: 20 })) {
     for (const point of batch) {
+      first = Number.isNaN(first) ? point.time : first;
+      last = point.time;
       if (detecting) {
         const done = detector.push(point);
         if (done) [visits, trips] = [visits + done.visits.length, trips + done.trips.length];
@@ -181,33 +186,48 @@ function speedChild(detecting: boolean) {
     [visits, trips] = [visits + done.visits.length, trips + done.trips.length];
   }
   const seconds = Number(process.hrtime.bigint() - begin) / 1e9;
-  log(JSON.stringify({ points, visits, trips, seconds, peakRssMb: peakRssMb() }));
+  const years = (last - first) / (365.25 * 86_400_000);
+  log(JSON.stringify({ points, years, visits, trips, seconds, peakRssMb: peakRssMb() }));
 }
 
 function speed() {
-  const run = (what: string) => {
+  type Run = { points: number; years: number; visits: number; trips: number; seconds: number; peakRssMb: number };
+  const run = (what: string): Run => {
     const child = spawnSync(process.execPath, [import.meta.filename, 'speed-child', what], { encoding: 'utf8' });
     if (child.status !== 0) throw new Error(child.stderr);
-    return JSON.parse(child.stdout) as {
-      points: number;
-      visits: number;
-      trips: number;
-      seconds: number;
-      peakRssMb: number;
-    };
+    return JSON.parse(child.stdout) as Run;
   };
-  const generated = run('generate');
-  const detected = run('detect');
-  log(`| what | points | seconds | peak RSS MB | visits | trips |`);
-  log(`| --- | --- | --- | --- | --- | --- |`);
-  for (const [label, r] of [
+  // Rounds, each way in turn, so a drift of the machine's speed lands on both.
+  const generated: Run[] = [];
+  const detected: Run[] = [];
+  for (let round = 0; round < ROUNDS; round += 1) {
+    generated.push(run('generate'));
+    detected.push(run('detect'));
+  }
+  const first = detected[0]!;
+  log(
+    `${first.points} points (one tracker every 10-30 s while awake), ${first.years.toFixed(1)} years; ${ROUNDS} rounds`,
+  );
+  log(`| what | seconds | peak RSS MB | visits | trips |`);
+  log(`| --- | --- | --- | --- | --- |`);
+  for (const [label, runs] of [
     ['simulating only (baseline)', generated],
     ['simulating and detecting', detected],
   ] as const) {
-    log(`| ${label} | ${r.points} | ${r.seconds.toFixed(1)} | ${r.peakRssMb.toFixed(0)} | ${r.visits} | ${r.trips} |`);
+    log(
+      `| ${label} | ${cell(runs.map((r) => r.seconds))} | ${cell(
+        runs.map((r) => r.peakRssMb),
+        0,
+      )} | ${runs[0]!.visits} | ${runs[0]!.trips} |`,
+    );
   }
-  const net = detected.seconds - generated.seconds;
-  log(`detection alone: ${net.toFixed(1)} s, ${((1e6 * net) / detected.points).toFixed(2)} µs a point`);
+  const net = detected.map((r, i) => r.seconds - generated[i]!.seconds);
+  log(
+    `detection alone: ${cell(net)} s, ${cell(
+      net.map((s) => (1e6 * s) / first.points),
+      2,
+    )} µs a point`,
+  );
 }
 
 const [what, arg] = process.argv.slice(2);

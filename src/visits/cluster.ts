@@ -5,7 +5,7 @@ import { distanceM, MOVING_MIN_MPS } from '../history/geo.ts';
 import { DEFAULT_ACCURACY_M, DEPART_MS, STAY_RADIUS_M, WEIGHT_FLOOR_M, type DetectorPoint } from './model.ts';
 
 /** A long stay keeps at most this many points for its centre: every other one is let go when full. */
-const KEPT_MAX = 4096;
+const KEPT_MAX = 1024;
 const RECENT = 8;
 
 export interface Cluster {
@@ -15,6 +15,8 @@ export interface Cluster {
   stride: number;
   /** The latest points, all of them, for the way out (RECENT of them). */
   recent: DetectorPoint[];
+  /** medianCentre, until a point comes or goes. */
+  median: Centre | null;
   /** Points at the place, including those only passing through its edge (noise beyond the radius). */
   count: number;
   first: DetectorPoint;
@@ -39,9 +41,10 @@ function wrap(dLon: number): number {
 
 /**
  * A tracker's radius of confidence is about one standard deviation: weight by its inverse
- * square, but count any radius under WEIGHT_FLOOR_M as WEIGHT_FLOOR_M. Outdoor fixes claim 5-15
- * m and would otherwise outweigh the indoor points of the stay itself, pulling its centre towards
- * the street it was reached by (measured: docs/history.md "Visits and trips").
+ * square, but count any radius under WEIGHT_FLOOR_M as WEIGHT_FLOOR_M. The weight tells a coarse
+ * fix (a cell tower, a Wi-Fi guess of 100-200 m) from a fine one; it cannot tell which of two
+ * fine fixes is nearer the truth, and trusting 10 m outdoor fixes over 50 m indoor ones pulls a
+ * stay's centre towards the street it was reached by (measured: docs/history.md "Visits and trips").
  */
 function weightOf(p: DetectorPoint): number {
   const accuracy = Math.max(WEIGHT_FLOOR_M, p.accuracy ?? DEFAULT_ACCURACY_M);
@@ -53,6 +56,7 @@ export function newCluster(p: DetectorPoint): Cluster {
     points: [],
     stride: 1,
     recent: [],
+    median: null,
     count: 0,
     first: p,
     last: p,
@@ -82,6 +86,7 @@ export function addPoint(c: Cluster, p: DetectorPoint) {
   }
   c.count += 1;
   c.last = p;
+  c.median = null;
   c.recent.push(p);
   if (c.recent.length > RECENT) c.recent.shift();
 }
@@ -99,6 +104,7 @@ export function dropLast(c: Cluster, k: number): DetectorPoint[] {
     c.count -= 1;
   }
   c.last = c.recent.at(-1)!;
+  c.median = null;
   return dropped;
 }
 
@@ -128,8 +134,13 @@ export function meanCentre(c: Cluster): Centre {
   return { lat: c.refLat + c.sumY / c.sumW, lon: wrap(lon) };
 }
 
+const scratch = { lat: 0, lon: 0 };
+
+/** Distance from the running mean, without making an object a point (it is asked for every point). */
 export function distanceTo(c: Cluster, p: { lat: number; lon: number }): number {
-  return distanceM(meanCentre(c), p);
+  scratch.lat = c.refLat + c.sumY / c.sumW;
+  scratch.lon = wrap(c.refLon + c.sumX / c.sumW / (c.cosLat || 1e-9));
+  return distanceM(scratch, p);
 }
 
 /**
@@ -155,6 +166,7 @@ function weightedMedian(values: Float64Array, weights: Float64Array): number {
 
 /** The accuracy-weighted median of latitude and of longitude (around the first point, so across the antimeridian too). */
 export function medianCentre(c: Cluster): Centre {
+  if (c.median) return c.median;
   const n = c.points.length;
   const xs = new Float64Array(n);
   const ys = new Float64Array(n);
@@ -164,7 +176,8 @@ export function medianCentre(c: Cluster): Centre {
     ys[i] = p.lat;
     ws[i] = weightOf(p);
   });
-  return { lat: weightedMedian(ys, ws), lon: wrap(c.refLon + weightedMedian(xs, ws)) };
+  c.median = { lat: weightedMedian(ys, ws), lon: wrap(c.refLon + weightedMedian(xs, ws)) };
+  return c.median;
 }
 
 /** Median distance of the kept points from `centre`, in metres. */
