@@ -22,6 +22,8 @@ export interface BaselineTrip {
   end: number;
   distanceM: number;
   mode: Mode;
+  fromIndex: number;
+  toIndex: number;
 }
 
 function stayPoints(points: DetectorPoint[]): { visit: BaselineVisit; first: number; next: number }[] {
@@ -69,7 +71,7 @@ export function baseline(points: DetectorPoint[]): { visits: BaselineVisit[]; tr
     for (let k = from.next; k <= to.first; k += 1) metres += segmentM(points[k - 1]!, points[k]!);
     const start = from.visit.end;
     const end = to.visit.start;
-    trips.push({ start, end, distanceM: metres, mode: modeOf(metres, end - start) });
+    trips.push({ start, end, distanceM: metres, mode: modeOf(metres, end - start), fromIndex: s - 1, toIndex: s });
   }
   return { visits: stays.map((s) => s.visit), trips };
 }

@@ -19,6 +19,8 @@ export function distanceM(a: { lat: number; lon: number }, b: { lat: number; lon
  * nothing (distance, time moving); the points themselves still count.
  */
 export const MAX_SPEED_MPS = 300;
+/** Slower than this is standing still with GPS noise (about a slow walk's third). */
+export const MOVING_MIN_MPS = 0.5;
 /** A longer gap between two points is time nobody knows about: a drawn line breaks there. */
 export const MOVING_MAX_GAP_MS = 10 * 60_000;
 

@@ -24,22 +24,27 @@ const SPIKE_RUN = 3;
 
 /**
  * `run` sticks out between `before` and `after` and comes back: each of its points far from
- * both, and the way through it more than twice the way straight from `before` to `after`, all
- * within SPIKE_WINDOW_MS. A real turn never doubles the way (a right angle makes it 1.4 times);
- * a real detour out and back of that size between a few samples is possible, but it is over
- * before anything could be said about it.
+ * both, and the way through it more than twice the way straight from `before` to `after`. A real
+ * turn never doubles the way (a right angle makes it 1.4 times); a real detour out and back of
+ * that size in a few samples is possible, but it is over before anything could be said about
+ * it. The return must be real: `next`, the point after it, is closer to `after` than the run
+ * was (else `after` may be the outlier, and the run the truth). All within SPIKE_WINDOW_MS:
+ * across a gap, points far from both sides are as likely a stay the phone slept through.
  */
-function isSpike(before: DetectorPoint, run: DetectorPoint[], after: DetectorPoint): boolean {
+function isSpike(before: DetectorPoint, run: DetectorPoint[], after: DetectorPoint, next: DetectorPoint): boolean {
   if (after.time - before.time > SPIKE_WINDOW_MS) return false;
   let way = 0;
   let from = before;
+  let nearest = Infinity;
   for (const p of run) {
-    if (distanceM(before, p) < SPIKE_MIN_M || distanceM(p, after) < SPIKE_MIN_M) return false;
+    const back = distanceM(p, after);
+    if (distanceM(before, p) < SPIKE_MIN_M || back < SPIKE_MIN_M) return false;
+    nearest = Math.min(nearest, back);
     way += distanceM(from, p);
     from = p;
   }
   way += distanceM(from, after);
-  return way > 2 * distanceM(before, after) + SPIKE_MIN_M;
+  return way > 2 * distanceM(before, after) + SPIKE_MIN_M && distanceM(after, next) < nearest;
 }
 
 export function createCleaner(emit: (point: DetectorPoint) => void): Cleaner {
@@ -47,12 +52,12 @@ export function createCleaner(emit: (point: DetectorPoint) => void): Cleaner {
   let before: DetectorPoint | undefined; // the last point passed on
   const held: DetectorPoint[] = []; // waiting for the points after them
 
-  /** Passes on or drops the first held point(s), judging runs that end before `held[upTo]`. */
+  /** Passes on or drops the first held point(s), judging runs of up to `upTo` points (two held points must follow a run). */
   function decide(upTo: number) {
     const first = held[0]!;
     if (before && distanceM(before, first) >= SPIKE_MIN_M) {
       for (let k = 1; k <= upTo; k += 1) {
-        if (isSpike(before, held.slice(0, k), held[k]!)) {
+        if (isSpike(before, held.slice(0, k), held[k]!, held[k + 1]!)) {
           held.splice(0, k);
           return;
         }
@@ -65,7 +70,7 @@ export function createCleaner(emit: (point: DetectorPoint) => void): Cleaner {
 
   function take(point: DetectorPoint) {
     held.push(point);
-    if (held.length > SPIKE_RUN) decide(SPIKE_RUN);
+    if (held.length > SPIKE_RUN + 1) decide(SPIKE_RUN);
   }
 
   return {
@@ -85,7 +90,7 @@ export function createCleaner(emit: (point: DetectorPoint) => void): Cleaner {
     },
     flush() {
       if (instant) take(instant);
-      while (held.length) decide(held.length - 1);
+      while (held.length) decide(held.length - 2);
       instant = before = undefined;
     },
   };

@@ -1,17 +1,22 @@
 // A group of points at one place: a running accuracy-weighted mean for the question "is this
 // point still here?" (constant time a point), and the weighted median as the place's centre
 // once the group is done, which noise and the odd stray point barely move.
-import { distanceM } from '../lib/distance.ts';
-import { DEFAULT_ACCURACY_M, STAY_RADIUS_M, WEIGHT_FLOOR_M, type DetectorPoint } from './model.ts';
+import { distanceM, MOVING_MIN_MPS } from '../lib/distance.ts';
+import { DEFAULT_ACCURACY_M, DEPART_MS, STAY_RADIUS_M, WEIGHT_FLOOR_M, type DetectorPoint } from './model.ts';
 
 /** A long stay keeps at most this many points for its centre: every other one is let go when full. */
-const KEPT_MAX = 4096;
+const KEPT_MAX = 1024;
+const RECENT = 8;
 
 export interface Cluster {
   /** The points kept for the centre, in time order (a regular sample of them on a long stay). */
   points: DetectorPoint[];
   /** Keep one point in `stride` from now on. */
   stride: number;
+  /** The latest points, all of them, for the way out (RECENT of them). */
+  recent: DetectorPoint[];
+  /** medianCentre, until a point comes or goes. */
+  median: Centre | null;
   /** Points at the place, including those only passing through its edge (noise beyond the radius). */
   count: number;
   first: DetectorPoint;
@@ -36,9 +41,10 @@ function wrap(dLon: number): number {
 
 /**
  * A tracker's radius of confidence is about one standard deviation: weight by its inverse
- * square, but count any radius under WEIGHT_FLOOR_M as WEIGHT_FLOOR_M. Outdoor fixes claim 5-15
- * m and would otherwise outweigh the indoor points of the stay itself, pulling its centre towards
- * the street it was reached by (measured: docs/history.md "Visits and trips").
+ * square, but count any radius under WEIGHT_FLOOR_M as WEIGHT_FLOOR_M. The weight tells a coarse
+ * fix (a cell tower, a Wi-Fi guess of 100-200 m) from a fine one; it cannot tell which of two
+ * fine fixes is nearer the truth, and trusting 10 m outdoor fixes over 50 m indoor ones pulls a
+ * stay's centre towards the street it was reached by (measured: docs/history.md "Visits and trips").
  */
 function weightOf(p: DetectorPoint): number {
   const accuracy = Math.max(WEIGHT_FLOOR_M, p.accuracy ?? DEFAULT_ACCURACY_M);
@@ -49,6 +55,8 @@ export function newCluster(p: DetectorPoint): Cluster {
   const cluster: Cluster = {
     points: [],
     stride: 1,
+    recent: [],
+    median: null,
     count: 0,
     first: p,
     last: p,
@@ -78,6 +86,42 @@ export function addPoint(c: Cluster, p: DetectorPoint) {
   }
   c.count += 1;
   c.last = p;
+  c.median = null;
+  c.recent.push(p);
+  if (c.recent.length > RECENT) c.recent.shift();
+}
+
+/** Takes the latest `k` points out again (fewer than `recent` holds); returns them in time order. */
+export function dropLast(c: Cluster, k: number): DetectorPoint[] {
+  const dropped = c.recent.splice(c.recent.length - k, k);
+  for (const p of dropped) {
+    const w = weightOf(p);
+    c.sumW -= w;
+    c.sumX -= w * wrap(p.lon - c.refLon) * c.cosLat;
+    c.sumY -= w * (p.lat - c.refLat);
+    const kept = c.points.indexOf(p);
+    if (kept >= 0) c.points.splice(kept, 1);
+    c.count -= 1;
+  }
+  c.last = c.recent.at(-1)!;
+  c.median = null;
+  return dropped;
+}
+
+/** Walking out of a stay's radius takes a minute or two. */
+export const WAY_OUT_MS = 2 * 60_000;
+
+/**
+ * `b` is farther from the centre than `a` by more than their uncertainty, within WAY_OUT_MS
+ * and at a moving speed (docs/history.md "Rules for distance and movement"): walking away (or,
+ * read backwards, arriving), not noise around a place.
+ */
+export function recedes(a: DetectorPoint, b: DetectorPoint, centre: Centre): boolean {
+  const ms = Math.abs(b.time - a.time);
+  if (ms > WAY_OUT_MS) return false;
+  const margin = ((a.accuracy ?? DEFAULT_ACCURACY_M) + (b.accuracy ?? DEFAULT_ACCURACY_M)) / 2;
+  const away = distanceM(centre, b) - distanceM(centre, a);
+  return away > margin && (1000 * away) / ms >= MOVING_MIN_MPS;
 }
 
 /** Points near the place that are not part of its centre (noise that wandered past the radius). */
@@ -90,8 +134,13 @@ export function meanCentre(c: Cluster): Centre {
   return { lat: c.refLat + c.sumY / c.sumW, lon: wrap(lon) };
 }
 
+const scratch = { lat: 0, lon: 0 };
+
+/** Distance from the running mean, without making an object a point (it is asked for every point). */
 export function distanceTo(c: Cluster, p: { lat: number; lon: number }): number {
-  return distanceM(meanCentre(c), p);
+  scratch.lat = c.refLat + c.sumY / c.sumW;
+  scratch.lon = wrap(c.refLon + c.sumX / c.sumW / (c.cosLat || 1e-9));
+  return distanceM(scratch, p);
 }
 
 /**
@@ -117,6 +166,7 @@ function weightedMedian(values: Float64Array, weights: Float64Array): number {
 
 /** The accuracy-weighted median of latitude and of longitude (around the first point, so across the antimeridian too). */
 export function medianCentre(c: Cluster): Centre {
+  if (c.median) return c.median;
   const n = c.points.length;
   const xs = new Float64Array(n);
   const ys = new Float64Array(n);
@@ -126,7 +176,8 @@ export function medianCentre(c: Cluster): Centre {
     ys[i] = p.lat;
     ws[i] = weightOf(p);
   });
-  return { lat: weightedMedian(ys, ws), lon: wrap(c.refLon + weightedMedian(xs, ws)) };
+  c.median = { lat: weightedMedian(ys, ws), lon: wrap(c.refLon + weightedMedian(xs, ws)) };
+  return c.median;
 }
 
 /** Median distance of the kept points from `centre`, in metres. */
@@ -140,4 +191,12 @@ export function mergeInto(a: Cluster, b: Cluster, strays: number) {
   for (const p of b.points) addPoint(a, p);
   a.count += b.count - b.points.length + strays;
   a.last = b.last;
+}
+
+/** Points outside a place's radius are a departure once they last, or go far. */
+export function departed(cluster: Cluster, outside: DetectorPoint[]): boolean {
+  const lastOut = outside.at(-1)!;
+  return (
+    lastOut.time - outside[0]!.time >= DEPART_MS || distanceTo(cluster, lastOut) > STAY_RADIUS_M + reachOf(lastOut)
+  );
 }

@@ -54,8 +54,8 @@ export const GAP_MS = 30 * 60_000;
 export const MAX_ACCURACY_M = 200;
 /** The accuracy assumed when a tracker gives none, for weights only. */
 export const DEFAULT_ACCURACY_M = 25;
-/** A point's weight in a stay's centre is 1 / accuracy², counting better accuracies as this. */
-export const WEIGHT_FLOOR_M = 30;
+/** A point's weight in a stay's centre is 1 / accuracy², counting better accuracies as this (coarse fixes weigh less, fine ones alike). */
+export const WEIGHT_FLOOR_M = 75;
 /**
  * One to three points farther than this from the points either side of them, which are close
  * to each other and within SPIKE_WINDOW_MS, are a spike and dropped.

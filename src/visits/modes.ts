@@ -12,15 +12,15 @@ export interface ModeBand {
 }
 
 /**
- * Walking tops out near 2 m/s (a brisk 7 km/h), a bicycle cruises at 4-8 m/s, a car in town
- * keeps up 10-15 m/s and 30-36 on a motorway, a train 40-80, an airliner over 150 (a high-speed
- * train's 83-97 m/s is read as a train). The gaps between bands are where the guess would be a
- * coin toss: running, slow traffic, a fast regional train beside a motorway.
+ * Walking covers its way at 1-1.7 m/s (a brisk 6 km/h); running and a slow bicycle at 2.5-3 are
+ * left unknown. A bicycle rides at 3-7 m/s (an e-bike's motor stops at 25 km/h, 6.9 m/s); a car
+ * in town covers its way at 7-15 m/s, lights included, and at 25-36 on a motorway; a train at
+ * 44-100 (160-360 km/h; a slower regional train is read as a car), an airliner at 200-250.
  */
 export const MODE_BANDS: readonly ModeBand[] = [
-  { mode: 'walking', min: 0, max: 2.6 },
-  { mode: 'cycling', min: 3.2, max: 8.5 },
-  { mode: 'driving', min: 9.5, max: 40 },
+  { mode: 'walking', min: 0, max: 2.5 },
+  { mode: 'cycling', min: 3, max: 7 },
+  { mode: 'driving', min: 7.5, max: 40 },
   { mode: 'train', min: 44, max: 100 },
   { mode: 'flight', min: 110, max: Infinity },
 ];
@@ -31,4 +31,14 @@ export const MODE_MIN_DISTANCE_M = 200;
 export function guessMode(speed: number | null, distanceM: number): Mode {
   if (speed == null || distanceM < MODE_MIN_DISTANCE_M) return 'unknown';
   return MODE_BANDS.find((band) => speed >= band.min && speed < band.max)?.mode ?? 'unknown';
+}
+
+/**
+ * A trip too sparse to have a step of its own has only its average from stay to stay, which is
+ * a lower bound of its speed (it may include lingering at either end): enough to say a car or
+ * faster, never to say walking or cycling.
+ */
+export function guessSparseMode(distanceM: number, durationMs: number): Mode {
+  const mode = durationMs > 0 ? guessMode((1000 * distanceM) / durationMs, distanceM) : 'unknown';
+  return mode === 'walking' || mode === 'cycling' ? 'unknown' : mode;
 }
