@@ -9,7 +9,7 @@ import { localDay, zonedToUtc } from '../lib/time.ts';
 import { toPlaceRef } from '../places/places.logic.ts';
 import { placeRows, type PlaceRow } from '../places/places.repo.ts';
 import { getSettings } from '../settings/settings.logic.ts';
-import { placesFirstVisited, tripsBetween, visitsBetween } from './visits.repo.ts';
+import { placesFirstVisited, spansBetween } from './visits.repo.ts';
 import { toTrip } from './visits.logic.ts';
 import type { Summary, SummaryParams } from './visits.schemas.ts';
 
@@ -40,8 +40,8 @@ export async function locationSummary(db: Db, auth: Auth, params: SummaryParams)
   const { timezone } = await getSettings(db, auth.userId);
   const range = period(params, timezone);
   const [visits, trips, places, firsts] = await Promise.all([
-    visitsBetween(db, auth.userId, range),
-    tripsBetween(db, auth.userId, range),
+    spansBetween(db, 'visits', auth.userId, range),
+    spansBetween(db, 'trips', auth.userId, range),
     placeRows(db, auth.userId),
     placesFirstVisited(db, auth.userId, range.sinceMs, range.untilMs),
   ]);

@@ -7,10 +7,9 @@ import type { Auth } from '../core/caller.ts';
 import type { Cursors } from '../core/cursors.ts';
 import { invalid, notFound } from '../core/errors.ts';
 import { requirePrivateReads } from '../items/access.ts';
-import type { Page } from '../items/items.logic.ts';
-import { COUNT_MAX } from '../items/items.schemas.ts';
+import { toPageQuery, type Page } from '../items/items.logic.ts';
 import { newId } from '../lib/ids.ts';
-import { msToSeconds, secondsToMs, TIME_LIMIT_MESSAGE, withinTimeLimit } from '../lib/time.ts';
+import { msToSeconds, secondsToMs } from '../lib/time.ts';
 import { toPlaceRef } from '../places/places.logic.ts';
 import { findPlaceRow, placeRowsByIds } from '../places/places.repo.ts';
 import type { PlaceRef } from '../places/places.schemas.ts';
@@ -21,7 +20,6 @@ import {
   markVisitDays,
   selectSpanPage,
   type CorrectionRow,
-  type SpanPage,
   type TripRow,
   type VisitRow,
 } from './visits.repo.ts';
@@ -55,26 +53,6 @@ export function toVisit(row: VisitRow, place: PlaceRef): VisitJson {
   };
 }
 
-function spanPage(params: VisitsParams, cursors: Cursors): SpanPage {
-  const errors: { path: string; message: string }[] = [];
-  if (!Number.isSafeInteger(params.count) || params.count < 1 || params.count > COUNT_MAX) {
-    errors.push({ path: 'querystring/count', message: `must be a whole number from 1 to ${COUNT_MAX}` });
-  }
-  for (const name of ['since_time', 'until_time'] as const) {
-    const value = params[name];
-    if (value !== undefined && !withinTimeLimit(value))
-      errors.push({ path: `querystring/${name}`, message: TIME_LIMIT_MESSAGE });
-  }
-  if (errors.length > 0) throw invalid('The request is invalid', errors);
-  return {
-    count: params.count,
-    order: params.order,
-    sinceMs: params.since_time === undefined ? undefined : secondsToMs(params.since_time),
-    untilMs: params.until_time === undefined ? undefined : secondsToMs(params.until_time),
-    after: params.cursor === undefined ? undefined : cursors.decode(params.cursor),
-  };
-}
-
 function pageOfSpans<R extends { start_time: number; id: string }, T>(
   result: { rows: R[]; more: boolean },
   map: (row: R) => T,
@@ -93,7 +71,7 @@ async function placesOf(db: Db, userId: string, visits: readonly VisitRow[]): Pr
 
 export async function listVisits(db: Db, auth: Auth, params: VisitsParams, cursors: Cursors): Promise<Page<VisitJson>> {
   requirePrivateReads(auth);
-  const result = await selectSpanPage(db, 'visits', auth.userId, spanPage(params, cursors));
+  const result = await selectSpanPage(db, 'visits', auth.userId, toPageQuery(params, cursors));
   const places = await placesOf(db, auth.userId, result.rows);
   const missing: PlaceRef = { id: '', name: null, lat: 0, lon: 0, city: null, country: null };
   return pageOfSpans(
@@ -105,7 +83,7 @@ export async function listVisits(db: Db, auth: Auth, params: VisitsParams, curso
 
 export async function listTrips(db: Db, auth: Auth, params: VisitsParams, cursors: Cursors): Promise<Page<TripJson>> {
   requirePrivateReads(auth);
-  const result = await selectSpanPage(db, 'trips', auth.userId, spanPage(params, cursors));
+  const result = await selectSpanPage(db, 'trips', auth.userId, toPageQuery(params, cursors));
   return pageOfSpans(result, toTrip, cursors);
 }
 

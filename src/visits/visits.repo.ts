@@ -3,6 +3,7 @@
 // stay that did not change the id it had.
 import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
+import type { PageQuery } from '../items/items.repo.ts';
 import type { TripsTable, VisitCorrectionsTable, VisitsTable } from '../db/schema.visits.ts';
 
 export type VisitRow = VisitsTable;
@@ -142,37 +143,15 @@ export async function linkTrip(
   await db.updateTable('trips').set(link).where('user_id', '=', userId).where('id', '=', id).execute();
 }
 
-/** Visits overlapping [sinceMs, untilMs), oldest first, with their places. */
-export async function visitsBetween(
+/** Every visit or trip overlapping [sinceMs, untilMs), oldest first (a year holds thousands). */
+export async function spansBetween<T extends 'visits' | 'trips'>(
   db: Db,
+  table: T,
   userId: string,
-  range: { sinceMs: number; untilMs: number; order?: 'asc' | 'desc'; limit?: number },
-): Promise<VisitRow[]> {
-  let query = db
-    .selectFrom('visits')
-    .selectAll()
-    .where('user_id', '=', userId)
-    .where('start_time', '<', range.untilMs)
-    .where('end_time', '>', range.sinceMs)
-    .orderBy('start_time', range.order ?? 'asc');
-  if (range.limit !== undefined) query = query.limit(range.limit);
-  return (await query.execute()).map(timed);
-}
-
-export async function tripsBetween(
-  db: Db,
-  userId: string,
-  range: { sinceMs: number; untilMs: number; order?: 'asc' | 'desc'; limit?: number },
-): Promise<TripRow[]> {
-  let query = db
-    .selectFrom('trips')
-    .selectAll()
-    .where('user_id', '=', userId)
-    .where('start_time', '<', range.untilMs)
-    .where('end_time', '>', range.sinceMs)
-    .orderBy('start_time', range.order ?? 'asc');
-  if (range.limit !== undefined) query = query.limit(range.limit);
-  return (await query.execute()).map((row) => ({ ...timed(row), distance_m: Number(row.distance_m) }));
+  range: { sinceMs: number; untilMs: number },
+) {
+  const page = { count: Number.MAX_SAFE_INTEGER - 1, order: 'asc' as const, ...range, after: undefined };
+  return (await selectSpanPage(db, table, userId, page)).rows;
 }
 
 export async function findVisitRow(db: Db, userId: string, id: string): Promise<VisitRow | undefined> {
@@ -249,13 +228,8 @@ export async function relinkTrips(db: Db, userId: string, sinceMs: number, until
     where user_id = ${userId} and end_time >= ${sinceMs} and start_time <= ${untilMs}`.execute(db);
 }
 
-export interface SpanPage {
-  count: number;
-  order: 'asc' | 'desc';
-  sinceMs: number | undefined;
-  untilMs: number | undefined;
-  after: { time: number; id: string } | undefined;
-}
+/** A keyset page as the collections take it (src/items/items.logic.ts toPageQuery). */
+export type SpanPage = PageQuery;
 
 /** A keyset page by (start_time, id) of the visits or trips overlapping the range. */
 export async function selectSpanPage<T extends 'visits' | 'trips'>(
