@@ -66,7 +66,7 @@ async function run(label: string, database: Database, userId: string) {
   // The floor of a first detection: every point read once, in time order, nothing else.
   const [, bareMs] = await timed(async () => {
     let count = 0;
-    let after = -Infinity;
+    let after = -Number.MAX_SAFE_INTEGER;
     for (;;) {
       const { rows } = await sql<{ time: number }>`select time, lat, lon, accuracy, speed from locations
         where user_id = ${userId} and time > ${after} order by time limit 10000`.execute(db);

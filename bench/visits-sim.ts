@@ -2,7 +2,7 @@
 // (bench/visits-accuracy.ts, src/visits/detect.test.ts). The life is bench/visits-plan.ts; here
 // trackers record it as phones do:
 // - sampling: `interval` seconds while moving (0.5-1.5 times it each time), or 'phone': 10 s to
-//   5 min, log-uniform; half as often while still;
+//   5 min, log-uniform; intervals 1.5 times as long while still;
 // - sleep: after 5-20 minutes still, a phone often stops reporting until it moves again, and
 //   wakes 20 s to 3 min after leaving (at home at night nearly always);
 // - noise: an error that drifts (first-order autoregressive, 2 minutes indoors, 30 s outside)

@@ -248,4 +248,23 @@ describe('detecting again around changed points', () => {
     }
     expect(windows).toBe(64);
   });
+
+  it('gives what detecting everything again gives after each batch of 100 points from a live tracker', () => {
+    const sim = simulate({ seed: 3, days: 7 });
+    let stored: Detection = { visits: [], trips: [] };
+    let batches = 0;
+    for (let n = 100; n <= sim.points.length; n += 100) {
+      const points = sim.points.slice(0, n);
+      const [from, to] = [points[n - 100]!.time, points[n - 1]!.time];
+      const window = redetectionWindow(
+        stored.visits.filter((v) => v.start <= from),
+        stored.visits.filter((v) => v.end >= to),
+      );
+      expect(window.last).toBe(null);
+      stored = stitched(stored, window, detect(points.filter((p) => p.time >= window.readFrom)));
+      expect(stored).toEqual(detect(points));
+      batches += 1;
+    }
+    expect(batches).toBe(20);
+  });
 });

@@ -25,12 +25,16 @@ import { addTripPoint, newTrip } from './trip.ts';
 
 export interface Detector {
   /**
-   * One point, not earlier than the last (points of several trackers interleaved by time; any
-   * at the same instant are one). Returns the visits and trips this point finished, or null.
-   * The k-th visit a detector returns has index k, which trips name in `fromIndex`/`toIndex`.
+   * One point, not earlier than the last (a RangeError otherwise; points of several trackers
+   * interleaved by time, any at the same instant are one). Returns the visits and trips this
+   * point finished, or null. The k-th visit a detector returns has index k, which trips name in
+   * `fromIndex`/`toIndex`.
    */
   push(point: DetectorPoint): Detection | null;
-  /** The end of the points: returns what is left, the stay or trip in progress included. */
+  /**
+   * The end of the points: returns what is left, the stay or trip in progress included (its end
+   * is its last point). The detector then starts over, indexes from 0.
+   */
   flush(): Detection;
 }
 

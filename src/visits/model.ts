@@ -40,14 +40,14 @@ export interface Detection {
   trips: Trip[];
 }
 
-/** A stay is points within this distance of their centre... */
+/** A stay is points within this distance of their centre (plus each point's own accuracy, up to as much again)... */
 export const STAY_RADIUS_M = 100;
 /** ...for at least this long. */
 export const STAY_MIN_MS = 5 * 60_000;
 /**
  * A longer time without a point is a gap: nobody knows what happened in it. A trip never spans
- * one; a visit does only when the person was at the same place on both sides (or left it just
- * before the first point after the gap, see WAKE_MAX_MS).
+ * one and its jump is never distance; a visit does only when the person was at the same place
+ * on both sides, or left it just before the first point after it (WAKE_MAX_MS).
  */
 export const GAP_MS = 30 * 60_000;
 /** Points claiming a worse accuracy are dropped (cell-tower and coarse Wi-Fi fixes). */
@@ -57,22 +57,24 @@ export const DEFAULT_ACCURACY_M = 25;
 /** A point's weight in a stay's centre is 1 / accuracy², counting better accuracies as this (coarse fixes weigh less, fine ones alike). */
 export const WEIGHT_FLOOR_M = 75;
 /**
- * One to three points farther than this from the points either side of them, which are close
- * to each other and within SPIKE_WINDOW_MS, are a spike and dropped.
+ * One to three points farther than this from the points either side of them, the way through
+ * them more than twice the straight way plus this, all within SPIKE_WINDOW_MS, are a spike and
+ * dropped (when the point after the run confirms the return).
  */
 export const SPIKE_MIN_M = 150;
 export const SPIKE_WINDOW_MS = 15 * 60_000;
 /**
- * Points outside a stay's radius end it once they have lasted this long, or once one of them is
- * twice the radius away; fewer are noise, and the stay goes on.
+ * Points out of a stay's reach end it once they have lasted this long, or once one of them is a
+ * radius beyond its reach; fewer are noise, and the stay goes on.
  */
 export const DEPART_MS = 3 * 60_000;
 /**
- * A phone that sleeps while still wakes when it moves: a stay reaches across a gap to a first
- * point elsewhere when leaving at most this long before that point explains it.
+ * A phone that sleeps while still wakes when it moves: a stay reaches across a silence of 10
+ * minutes or more to a first point elsewhere when leaving at most this long before that point
+ * explains it.
  */
 export const WAKE_MAX_MS = 15 * 60_000;
-/** The speed assumed for that rule when the points after the gap give none (a slow walk). */
+/** The speed assumed for that rule, and for the ends of a trip, when no points show one (a slow walk). */
 export const WAKE_DEFAULT_MPS = 1.2;
 /**
  * A trip's distance is summed between points at least this far apart (each from the last one
