@@ -16,6 +16,11 @@ export function placeRows(db: Db, userId: string): Promise<(PlaceRow & { visits:
     .execute();
 }
 
+/** The person's places, without counting their visits (for detection, which needs only where they are). */
+export function placeRowsOf(db: Db, userId: string): Promise<PlaceRow[]> {
+  return db.selectFrom('places').selectAll().where('user_id', '=', userId).execute();
+}
+
 export function placeRowsByIds(db: Db, userId: string, ids: readonly string[]): Promise<PlaceRow[]> {
   if (ids.length === 0) return Promise.resolve([]);
   return db
@@ -141,11 +146,36 @@ export async function markVisitDaysNear(db: Db, userId: string, place: PlaceRow)
     on conflict do nothing`.execute(db);
 }
 
-/** Unnamed places no visit and no correction is at any more: the detector made them, and they went. */
-export async function dropUnusedPlaces(db: Db, userId: string): Promise<void> {
-  await sql`delete from places where user_id = ${userId} and name is null
-    and not exists (select 1 from visits v where v.user_id = places.user_id and v.place_id = places.id)
-    and not exists (select 1 from visit_corrections c where c.user_id = places.user_id and c.place_id = places.id)`.execute(
-    db,
-  );
+/**
+ * Of `candidates` (the places of visits just replaced), the unnamed ones no visit and no
+ * correction is at any more: the detector made them, and they went.
+ */
+export async function dropUnusedPlaces(db: Db, userId: string, candidates: readonly string[]): Promise<void> {
+  if (candidates.length === 0) return;
+  await db
+    .deleteFrom('places')
+    .where('user_id', '=', userId)
+    .where('id', 'in', [...candidates])
+    .where('name', 'is', null)
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('visits as v')
+            .select(sql`1`.as('one'))
+            .whereRef('v.user_id', '=', 'places.user_id')
+            .whereRef('v.place_id', '=', 'places.id'),
+        ),
+      ),
+    )
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('visit_corrections as c')
+            .select(sql`1`.as('one'))
+            .whereRef('c.user_id', '=', 'places.user_id')
+            .whereRef('c.place_id', '=', 'places.id'),
+        ),
+      ),
+    )
+    .execute();
 }

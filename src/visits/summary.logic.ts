@@ -7,7 +7,7 @@ import type { Auth } from '../core/caller.ts';
 import { requirePrivateReads } from '../items/access.ts';
 import { localDay, zonedToUtc } from '../lib/time.ts';
 import { toPlaceRef } from '../places/places.logic.ts';
-import { placeRows, type PlaceRow } from '../places/places.repo.ts';
+import { placeRowsOf, type PlaceRow } from '../places/places.repo.ts';
 import { getSettings } from '../settings/settings.logic.ts';
 import { placesFirstVisited, spansBetween } from './visits.repo.ts';
 import { toTrip } from './visits.logic.ts';
@@ -42,7 +42,7 @@ export async function locationSummary(db: Db, auth: Auth, params: SummaryParams)
   const [visits, trips, places, firsts] = await Promise.all([
     spansBetween(db, 'visits', auth.userId, range),
     spansBetween(db, 'trips', auth.userId, range),
-    placeRows(db, auth.userId),
+    placeRowsOf(db, auth.userId),
     placesFirstVisited(db, auth.userId, range.sinceMs, range.untilMs),
   ]);
   const placeById = new Map<string, PlaceRow>(places.map((place) => [place.id, place]));

@@ -6,7 +6,7 @@
 import type { Db } from '../db/database.ts';
 import { distanceM } from '../lib/distance.ts';
 import { eachBatch } from '../locations/points.repo.ts';
-import { dropUnusedPlaces, insertPlaceRows, placeRows, type PlaceRow } from '../places/places.repo.ts';
+import { dropUnusedPlaces, insertPlaceRows, placeRowsOf, type PlaceRow } from '../places/places.repo.ts';
 import { placeRow } from '../places/places.logic.ts';
 import { applyCorrections, type Correction, type DayTrip, type DayVisit, type Timeline } from './corrections.ts';
 import { createDetector, GAP_MS, type Detection } from './detect.ts';
@@ -169,12 +169,12 @@ export async function refreshVisits(
       const untilMs = Math.max(windowEnd, (await storedEndAround(trx, userId, windowEnd)) ?? windowEnd);
       const detected = await detectBetween(trx, userId, sinceMs, untilMs);
       const corrections = (await correctionsBetween(trx, userId, { sinceMs, untilMs })).map(toCorrection);
-      const places = await placeRows(trx, userId);
+      const places = await placeRowsOf(trx, userId);
       const rows = rowsOf(userId, applyCorrections(detected, corrections), places, now);
       await insertPlaceRows(trx, rows.made);
-      await replaceDetected(trx, userId, { sinceMs, untilMs }, rows.visits, rows.trips);
+      const left = await replaceDetected(trx, userId, { sinceMs, untilMs }, rows.visits, rows.trips);
       await relinkTrips(trx, userId, sinceMs - GAP_MS, untilMs + GAP_MS);
-      await dropUnusedPlaces(trx, userId);
+      await dropUnusedPlaces(trx, userId, left);
       const firstTrip = rows.trips[0]?.start_time ?? sinceMs;
       const lastTrip = rows.trips.reduce((end, trip) => Math.max(end, trip.end_time), untilMs);
       return { sinceMs: Math.min(sinceMs, firstTrip), untilMs: lastTrip };

@@ -101,14 +101,25 @@ async function lastStartingBefore(
   return row && { start: Number(row.start_time), end: Number(row.end_time) };
 }
 
-/** Replaces the visits and trips that start in [sinceMs, untilMs) with `visits` and `trips`. */
+/**
+ * Replaces the visits and trips that start in [sinceMs, untilMs) with `visits` and `trips`;
+ * returns the places the replaced visits were at.
+ */
 export async function replaceDetected(
   db: Db,
   userId: string,
   range: { sinceMs: number; untilMs: number },
   visits: readonly VisitRow[],
   trips: readonly TripRow[],
-): Promise<void> {
+): Promise<string[]> {
+  const before = await db
+    .selectFrom('visits')
+    .select('place_id')
+    .distinct()
+    .where('user_id', '=', userId)
+    .where('start_time', '>=', range.sinceMs)
+    .where('start_time', '<', range.untilMs)
+    .execute();
   for (const table of ['visits', 'trips'] as const) {
     await db
       .deleteFrom(table)
@@ -127,6 +138,7 @@ export async function replaceDetected(
       .insertInto('trips')
       .values(trips.slice(i, i + 500))
       .execute();
+  return before.map((row) => row.place_id);
 }
 
 /** The stored visit that ends exactly at `ms` (a trip's origin) or starts exactly there (its destination). */
