@@ -1,6 +1,7 @@
 // Every page of the web app, in one list: the screenshots (scripts/screenshots.ts) and the
 // accessibility test (src/web/web.browser.test.ts) go through it. `{photo}`, `{video}` and `{post}`
-// stand for the demo's ids, `{user}` for its username (test/web.ts).
+// stand for the demo's ids, `{user}` for its username, `{day}` and `{year}` for its day of stays
+// and trips and that day's year (test/web.ts).
 export interface WebPage {
   name: string;
   path: string;
@@ -18,7 +19,9 @@ export const WEB_PAGES: readonly WebPage[] = [
   { name: 'media', path: '/app/media' },
   { name: 'medium', path: '/app/media/{photo}' },
   { name: 'video', path: '/app/media/{video}' },
+  { name: 'day', path: '/app/days/{day}' },
   { name: 'map', path: '/app/map' },
+  { name: 'year', path: '/app/years/{year}' },
   { name: 'services', path: '/app/services' },
   { name: 'views', path: '/app/views' },
   { name: 'trackers', path: '/app/trackers' },
@@ -28,11 +31,13 @@ export const WEB_PAGES: readonly WebPage[] = [
 
 export function pathOf(
   page: WebPage,
-  demo: { username: string; photoId: string; videoId: string; postId: string },
+  demo: { username: string; photoId: string; videoId: string; postId: string; day: string },
 ): string {
   return page.path
     .replace('{user}', demo.username)
     .replace('{photo}', demo.photoId)
     .replace('{video}', demo.videoId)
-    .replace('{post}', demo.postId);
+    .replace('{post}', demo.postId)
+    .replace('{day}', demo.day)
+    .replace('{year}', demo.day.slice(0, 4));
 }

@@ -82,9 +82,11 @@ export interface Demo {
   photoId: string;
   videoId: string;
   postId: string;
+  /** The day with a tracker's stays and trips (test/demo-day.ts), `YYYY-MM-DD`. */
+  day: string;
 }
 
-/** Demo content for screenshots: settings, a webhook service and a group, photos, a video, posts, a walk, a view. */
+/** Demo content for screenshots: settings, a webhook service and a group, photos, a video, posts, a walk, a view, a day of stays and trips. */
 export async function seedDemo(
   t: Awaited<ReturnType<typeof webTestApp>>,
   user: { id: string; username: string },
@@ -162,5 +164,21 @@ export async function seedDemo(
     location: { lat: 47.3769, lon: 8.5417 },
   });
   await call('POST', '/views', { name: 'Walks', kinds: ['posts', 'locations'], filters: {}, scope: 'public' });
-  return { username: user.username, photoId: photos[0]!, videoId: video.json<{ id: string }>().id, postId: post.id };
+  const { seedDemoDay } = await import('./demo-day.ts');
+  const day = await seedDemoDay({
+    database: t.database,
+    userId: user.id,
+    timezone: 'Europe/Berlin',
+    call,
+    upload: async (file, caption) =>
+      (await uploadMedium(t, token, file, 'swans.jpg', 'image/jpeg', { scope: 'private', caption })).json(),
+    photo: await demoPhoto(190),
+  });
+  return {
+    username: user.username,
+    photoId: photos[0]!,
+    videoId: video.json<{ id: string }>().id,
+    postId: post.id,
+    day,
+  };
 }

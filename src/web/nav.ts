@@ -12,6 +12,7 @@ export const NAV: readonly NavEntry[] = [
   { path: '/', label: 'Timeline' },
   { path: '/app/compose', label: 'Compose' },
   { path: '/app/map', label: 'Map' },
+  { path: '/app/years', label: 'Year' },
   { path: '/app/media', label: 'Media' },
   { path: '/app/services', label: 'Services' },
   { path: '/app/views', label: 'Views' },

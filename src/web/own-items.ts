@@ -1,15 +1,15 @@
-// The signed-in person's own items for the Timeline and Media pages: posts, media and locations
-// of either scope, newest first, read through each kind's list function as their owner.
-// One collection shown: "load more" follows its cursor. Several merged (src/views/merge.ts):
-// each is read up to the same instant, and only items newer than the horizon, the last one every
-// full page reached, are shown, so nothing is skipped or shown twice (the next page starts there).
+// The signed-in person's own items for the Timeline and Media pages: posts and media of either
+// scope, and their location history as visits and trips (never public, so read only when the
+// scope asked for is not `public`), newest first, read through each kind's list function as
+// their owner. One collection shown: "load more" follows its cursor. Several merged
+// (src/views/merge.ts): each is read up to the same instant, and only items newer than the
+// horizon, the last one every full page reached, are shown, so nothing is skipped or shown twice
+// (the next page starts there). Visits and trips are keyed by their start.
 import { invalid } from '../core/errors.ts';
 import type { Page } from '../items/items.logic.ts';
 import type { CollectionParams, Scope } from '../items/items.schemas.ts';
 import type { ListContext } from '../items/kinds.ts';
 import { TIME_LIMIT_S } from '../lib/time.ts';
-import { listLocations } from '../locations/locations.logic.ts';
-import { type Location } from '../locations/locations.schemas.ts';
 import { listMedia } from '../media/media.logic.ts';
 import { type Medium } from '../media/media.schemas.ts';
 import { listPosts } from '../posts/posts.logic.ts';
@@ -17,6 +17,8 @@ import { type Post } from '../posts/posts.schemas.ts';
 import { readsExactly } from '../items/access.ts';
 import { deliveriesForPosts } from '../services/deliveries.logic.ts';
 import { mergePages } from '../views/merge.ts';
+import type { TripJson, VisitJson } from '../visits/visits.schemas.ts';
+import { refreshSpans, tripsPage, visitsPage } from './days/spans.ts';
 import type { PageContext } from './page.ts';
 import { endOfDay } from './time.ts';
 
@@ -24,12 +26,14 @@ export const KINDS = ['posts', 'media', 'locations'] as const;
 export const SCOPES = ['public', 'private'] as const;
 const PAGE_SIZE = 30;
 
-type Kind = (typeof KINDS)[number];
+/** What is read: a kind of item in one scope, or the visits or the trips. */
+type Source = { kind: 'posts' | 'media'; scope: Scope } | { kind: 'visits' } | { kind: 'trips' };
 
 export type Entry =
   | { kind: 'posts'; ms: number; item: Post }
   | { kind: 'media'; ms: number; item: Medium }
-  | { kind: 'locations'; ms: number; item: Location };
+  | { kind: 'visits'; ms: number; item: VisitJson }
+  | { kind: 'trips'; ms: number; item: TripJson };
 
 export interface Query {
   kind?: string;
@@ -49,33 +53,42 @@ function pageUrl(query: Record<string, string | undefined>, path = '/'): string 
   return search ? `${path}?${search}` : path;
 }
 
-/** One page of the owner's collection of a kind and scope, as GET /<kind>/<scope> reads it for them. */
-async function ownCollection(
-  ctx: PageContext,
-  kind: Kind,
-  scope: Scope,
-  query: CollectionParams,
-): Promise<{ rows: Entry[]; more: boolean; next: string | undefined }> {
+type Rows = { rows: Entry[]; more: boolean; next: string | undefined };
+
+function entries<T extends { id: string }>(page: Page<T>, tag: (item: T) => Entry): Rows {
+  return { rows: page.items.map(tag), more: page.next !== undefined, next: page.next };
+}
+
+/**
+ * One page of the owner's collection of a kind and scope, as GET /<kind>/<scope> reads it for
+ * them, or of their visits or trips, as GET /locations/visits and /locations/trips do.
+ */
+async function ownCollection(ctx: PageContext, source: Source, query: CollectionParams): Promise<Rows> {
   const { db, config, cursors } = ctx;
+  const ms = (seconds: number) => Math.round(seconds * 1000);
+  if (source.kind === 'visits') {
+    return entries(await visitsPage(ctx, query), (item) => ({ kind: 'visits', ms: ms(item.start_time), item }));
+  }
+  if (source.kind === 'trips') {
+    return entries(await tripsPage(ctx, query), (item) => ({ kind: 'trips', ms: ms(item.start_time), item }));
+  }
   const owner = { id: ctx.auth.userId, username: ctx.auth.username };
   const list: ListContext<CollectionParams> = {
     owner,
-    scope,
+    scope: source.scope,
     query,
     byOwner: true,
-    exact: scope === 'private' || readsExactly(owner.id, ctx.auth),
+    exact: source.scope === 'private' || readsExactly(owner.id, ctx.auth),
     cursors,
   };
-  const entries = <T extends { time: number }>(page: Page<T>, tag: (item: T, ms: number) => Entry) => ({
-    rows: page.items.map((item) => tag(item, Math.round(item.time * 1000))),
-    more: page.next !== undefined,
-    next: page.next,
-  });
-  if (kind === 'posts') {
-    return entries(await listPosts(db, list, deliveriesForPosts), (item, ms) => ({ kind, ms, item }));
+  if (source.kind === 'posts') {
+    return entries(await listPosts(db, list, deliveriesForPosts), (item) => ({
+      kind: 'posts',
+      ms: ms(item.time),
+      item,
+    }));
   }
-  if (kind === 'media') return entries(await listMedia(db, config.baseUrl, list), (item, ms) => ({ kind, ms, item }));
-  return entries(await listLocations(db, list), (item, ms) => ({ kind, ms, item }));
+  return entries(await listMedia(db, config.baseUrl, list), (item) => ({ kind: 'media', ms: ms(item.time), item }));
 }
 
 /**
@@ -107,14 +120,22 @@ export async function loadOwnItems(
   const scope = pick(query.scope, SCOPES);
   const kinds = kind ? [kind] : KINDS;
   const scopes = scope ? [scope] : SCOPES;
+  const sources: Source[] = kinds.flatMap((k): Source[] =>
+    k === 'locations'
+      ? scope === 'public'
+        ? []
+        : [{ kind: 'visits' }, { kind: 'trips' }]
+      : scopes.map((s) => ({ kind: k, scope: s })),
+  );
   const before = query.before && /^\d{1,15}$/.test(query.before) ? Number(query.before) : undefined;
   const until = before ?? (query.date ? endOfDay(query.date, timezone) : undefined);
-  const single = kinds.length === 1 && scopes.length === 1;
+  const single = sources.length === 1;
   const params: CollectionParams = { count: size, order: 'desc' };
   // As a query string carries it: a repeated parameter is one text, "a,b".
   if (single && query.cursor) params.cursor = String(query.cursor);
   else if (until !== undefined) params.until_time = untilSeconds(until);
-  const pages = await Promise.all(kinds.flatMap((k) => scopes.map((s) => ownCollection(ctx, k, s, params))));
+  if (sources.some((source) => source.kind === 'visits')) await refreshSpans(ctx);
+  const pages = await Promise.all(sources.map((source) => ownCollection(ctx, source, params)));
   const filter = { kind, scope };
   if (single) {
     const [only] = pages;
@@ -131,4 +152,28 @@ export async function loadOwnItems(
       ? pageUrl({ ...filter, before: String(Math.min(horizon + 1, oldest)) }, path)
       : undefined;
   return { entries, more };
+}
+
+/** A day holds a few hundred items at most; past this many, the day's page lists the first ones. */
+const BETWEEN_MAX = 2000;
+
+/**
+ * The owner's posts and media of either scope from `start` to `end` (ms, end exclusive), oldest
+ * first: the items of a day (src/web/days/day.page.ts).
+ */
+export async function ownItemsBetween(ctx: PageContext, start: number, end: number): Promise<Entry[]> {
+  const range: CollectionParams = { count: 200, order: 'asc', since_time: start / 1000, until_time: end / 1000 };
+  const sources: Source[] = (['posts', 'media'] as const).flatMap((kind) => SCOPES.map((scope) => ({ kind, scope })));
+  const read = async (source: Source) => {
+    const rows: Entry[] = [];
+    let page = await ownCollection(ctx, source, range);
+    rows.push(...page.rows);
+    while (page.next !== undefined && rows.length < BETWEEN_MAX) {
+      page = await ownCollection(ctx, source, { ...range, cursor: page.next });
+      rows.push(...page.rows);
+    }
+    return rows;
+  };
+  const all = (await Promise.all(sources.map(read))).flat();
+  return all.sort((a, b) => a.ms - b.ms || (a.item.id < b.item.id ? -1 : 1));
 }

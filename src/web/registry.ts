@@ -2,6 +2,8 @@
 // layout (src/web/app.routes.ts), and its entry in the bar (src/web/nav.ts) appears.
 import { appsPage } from './apps.page.ts';
 import { composePage } from './compose.page.ts';
+import { dayPage } from './days/day.page.ts';
+import { thisYearPage, yearPage } from './days/year.page.ts';
 import { mediaPage, mediumPage } from './media.page.ts';
 import type { AppPage } from './page.ts';
 import { mapPage } from './map/map.page.ts';
@@ -13,10 +15,13 @@ import { viewsPage } from './views.page.ts';
 
 export const APP_PAGES: readonly AppPage[] = [
   timelinePage,
+  dayPage,
   composePage,
   mediaPage,
   mediumPage,
   mapPage,
+  thisYearPage,
+  yearPage,
   servicesPage,
   viewsPage,
   trackersPage,

@@ -25,6 +25,26 @@ export function dayHeading(day: string): string {
   });
 }
 
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/**
+ * The instants a `YYYY-MM-DD` begins and ends in the zone (ms, the end exclusive: 23 or 25 hours
+ * later on the days the clocks change); undefined when it is not a day of the calendar.
+ */
+export function dayBounds(day: string, timeZone: string): { start: number; end: number } | undefined {
+  const match = DATE.exec(day);
+  if (!match) return undefined;
+  const wall = Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]));
+  // Date.UTC rolls 2024-02-30 over to March and reads years 0 to 99 as 1900 to 1999.
+  if (!Number.isFinite(wall) || new Date(wall).toISOString().slice(0, 10) !== day) return undefined;
+  return { start: zonedToUtc(wall, timeZone), end: zonedToUtc(wall + 86_400_000, timeZone) };
+}
+
+/** The `YYYY-MM-DD` some days after (or, negative, before) another. */
+export function addDays(day: string, days: number): string {
+  return new Date(Date.parse(`${day}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+}
+
 /** The instant the day after `YYYY-MM-DD` begins in the zone (the end of that day). */
 export function endOfDay(day: string, timeZone: string): number | undefined {
   const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day);

@@ -1,7 +1,8 @@
 // @ts-check
 // The signed-in Map page (docs/maps.md "The Map page"): the map of src/web/map/waypost-map.js,
 // plus what only the owner sees: a point's accuracy on click, one day's track, and the form
-// applied as soon as "What strangers see" is switched. Reads the JSON API with the session.
+// applied as soon as "What strangers see" is switched. Reads the JSON API with the session. A
+// day's page draws its small map with it too (docs/maps.md "A day's map"): a track, no tiles, no form.
 /* global document */
 import { createMap, optionsOf } from './waypost-map.js';
 

@@ -6,10 +6,10 @@ import { html, type Html } from '../../lib/html.ts';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/database.ts';
 import { cursorsFor } from '../../core/cursors.ts';
-import { zonedToUtc } from '../../lib/time.ts';
 import { getSettings } from '../../settings/settings.logic.ts';
 import type { AppPage, Viewer } from '../page.ts';
 import { mapFolderUrl } from '../assets.ts';
+import { dayBounds } from '../time.ts';
 import { mapPolicy } from './map-policy.ts';
 import { latestPlace, latestPublicPlace } from './latest-place.ts';
 
@@ -18,21 +18,6 @@ export interface MapQuery {
   until?: string | undefined;
   day?: string | undefined;
   view?: string | undefined;
-}
-
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-
-/** Midnight at the start of a `YYYY-MM-DD` in the zone, in ms; undefined when it is not a date. */
-function midnight(date: string, timezone: string): number | undefined {
-  const match = DATE.exec(date);
-  if (!match) return undefined;
-  const wall = Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]));
-  const back = new Date(wall).toISOString().slice(0, 10);
-  return back === date ? zonedToUtc(wall, timezone) : undefined;
-}
-
-function nextDay(date: string): string {
-  return new Date(Date.parse(`${date}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
 }
 
 export interface MapView {
@@ -55,13 +40,12 @@ async function mapView(db: Db, config: Config, viewer: Viewer, raw: Record<strin
   };
   const { timezone } = await getSettings(db, viewer.id);
   const errors: Record<string, string> = {};
-  const since = query.from ? midnight(query.from, timezone) : undefined;
-  const untilStart = query.until ? midnight(query.until, timezone) : undefined;
-  if (query.from && since === undefined) errors.from = 'Give a date (YYYY-MM-DD).';
-  if (query.until && untilStart === undefined) errors.until = 'Give a date (YYYY-MM-DD).';
-  if (query.day && midnight(query.day, timezone) === undefined) errors.day = 'Give a date (YYYY-MM-DD).';
+  const since = query.from ? dayBounds(query.from, timezone)?.start : undefined;
   // The range ends at the end of its last day.
-  const until = untilStart === undefined ? undefined : midnight(nextDay(query.until), timezone);
+  const until = query.until ? dayBounds(query.until, timezone)?.end : undefined;
+  if (query.from && since === undefined) errors.from = 'Give a date (YYYY-MM-DD).';
+  if (query.until && until === undefined) errors.until = 'Give a date (YYYY-MM-DD).';
+  if (query.day && dayBounds(query.day, timezone) === undefined) errors.day = 'Give a date (YYYY-MM-DD).';
   if (since !== undefined && until !== undefined && until <= since) errors.until = 'The range ends before it starts.';
 
   const range = new URLSearchParams();
