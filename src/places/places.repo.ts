@@ -152,30 +152,10 @@ export async function markVisitDaysNear(db: Db, userId: string, place: PlaceRow)
  */
 export async function dropUnusedPlaces(db: Db, userId: string, candidates: readonly string[]): Promise<void> {
   if (candidates.length === 0) return;
-  await db
-    .deleteFrom('places')
-    .where('user_id', '=', userId)
-    .where('id', 'in', [...candidates])
-    .where('name', 'is', null)
-    .where(({ not, exists, selectFrom }) =>
-      not(
-        exists(
-          selectFrom('visits as v')
-            .select(sql`1`.as('one'))
-            .whereRef('v.user_id', '=', 'places.user_id')
-            .whereRef('v.place_id', '=', 'places.id'),
-        ),
-      ),
-    )
-    .where(({ not, exists, selectFrom }) =>
-      not(
-        exists(
-          selectFrom('visit_corrections as c')
-            .select(sql`1`.as('one'))
-            .whereRef('c.user_id', '=', 'places.user_id')
-            .whereRef('c.place_id', '=', 'places.id'),
-        ),
-      ),
-    )
-    .execute();
+  await sql`delete from places where user_id = ${userId} and name is null
+    and id in (${sql.join([...candidates])})
+    and not exists (select 1 from visits v where v.user_id = places.user_id and v.place_id = places.id)
+    and not exists (select 1 from visit_corrections c where c.user_id = places.user_id and c.place_id = places.id)`.execute(
+    db,
+  );
 }
