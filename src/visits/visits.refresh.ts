@@ -6,6 +6,7 @@
 import type { Db } from '../db/database.ts';
 import { distanceM } from '../lib/distance.ts';
 import { eachBatch } from '../locations/points.repo.ts';
+import { placeMediaBetween } from '../media/media.placement.ts';
 import { dropUnusedPlaces, insertPlaceRows, placeRowsOf, type PlaceRow } from '../places/places.repo.ts';
 import { placeRow } from '../places/places.logic.ts';
 import { applyCorrections, type Correction, type DayTrip, type DayVisit, type Timeline } from './corrections.ts';
@@ -175,6 +176,7 @@ export async function refreshVisits(
       const left = await replaceDetected(trx, userId, { sinceMs, untilMs }, rows.visits, rows.trips);
       await relinkTrips(trx, userId, sinceMs - GAP_MS, untilMs + GAP_MS);
       await dropUnusedPlaces(trx, userId, left);
+      await placeMediaBetween(trx, userId, sinceMs, untilMs);
       const firstTrip = rows.trips[0]?.start_time ?? sinceMs;
       const lastTrip = rows.trips.reduce((end, trip) => Math.max(end, trip.end_time), untilMs);
       return { sinceMs: Math.min(sinceMs, firstTrip), untilMs: lastTrip };

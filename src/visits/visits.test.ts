@@ -221,6 +221,33 @@ describe('photos placed by the history', () => {
   });
 });
 
+describe('photos placed by the history, after the fact', () => {
+  it('a photo uploaded before its history arrived is placed once the points come, and not by the upload time', async () => {
+    const { token } = await person(['get_private_scope', 'write_locations', 'upload_media']);
+    const taken = await sharp({ create: { width: 32, height: 24, channels: 3, background: '#224488' } })
+      .jpeg()
+      .withExif({ IFD2: { DateTimeOriginal: '2024:05:06 08:15:00' } })
+      .toBuffer();
+    const undated = await sharp({ create: { width: 32, height: 24, channels: 3, background: '#448822' } })
+      .jpeg()
+      .toBuffer();
+    const early = (await uploadMedium(t, token, taken, 'walk.jpg', 'image/jpeg')).json<Medium>();
+    const plain = (await uploadMedium(t, token, undated, 'plain.jpg', 'image/jpeg')).json<Medium>();
+    expect(early).toMatchObject({ location: null, location_source: null });
+    await send(token, day(12));
+    expect((await visitsOf(token)).length).toBe(3);
+    const placed = (await get(`/media/id/${early.id}`, token)).json<Medium>();
+    expect(placed.location_source).toBe('history');
+    const halfway = { lat: (home.lat + office.lat) / 2, lon: (home.lon + office.lon) / 2 };
+    expect(distanceM(placed.location!, halfway)).toBeLessThan(60);
+    // Without a time of its own, a photo says nothing of where it was taken.
+    expect((await get(`/media/id/${plain.id}`, token)).json<Medium>()).toMatchObject({
+      location: null,
+      location_source: null,
+    });
+  });
+});
+
 describe('access', () => {
   it('is 401 without a token or without get_private_scope, and 404 for another person’s ids', async () => {
     const owner = await person();
