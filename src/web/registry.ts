@@ -4,6 +4,7 @@ import { appsPage } from './apps.page.ts';
 import { composePage } from './compose.page.ts';
 import { dayPage } from './days/day.page.ts';
 import { thisYearPage, yearPage } from './days/year.page.ts';
+import { placesPage } from './days/places.page.ts';
 import { mediaPage, mediumPage } from './media.page.ts';
 import type { AppPage } from './page.ts';
 import { mapPage } from './map/map.page.ts';
@@ -22,6 +23,7 @@ export const APP_PAGES: readonly AppPage[] = [
   mapPage,
   thisYearPage,
   yearPage,
+  placesPage,
   servicesPage,
   viewsPage,
   trackersPage,

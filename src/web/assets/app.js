@@ -186,8 +186,44 @@ document.addEventListener('click', async (event) => {
 });
 
 /**
+ * The instant, in Unix epoch seconds, of a wall-clock time `YYYY-MM-DDTHH:MM` (a datetime-local
+ * input's value) in an IANA time zone; NaN when the text is no such time. The wall time read as
+ * UTC, less the zone's offset there, asked of Intl a second time at the first answer, so a change
+ * of the clocks between the two is caught (the server's zonedToUtc does the same).
+ * @param {string} text
+ * @param {string} zone
+ */
+export function zonedSeconds(text, zone) {
+  const match = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?$/.exec(text);
+  if (!match) return NaN;
+  const [year, month, day, hour, minute, second] = match.slice(1).map((part) => Number(part ?? 0));
+  const wall = Date.UTC(Number(year), Number(month) - 1, day, hour, minute, second);
+  const format = new Intl.DateTimeFormat('en-US', {
+    timeZone: zone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: 'numeric',
+    day: 'numeric',
+    hour: 'numeric',
+    minute: 'numeric',
+    second: 'numeric',
+  });
+  /** @param {number} ms */
+  const offsetAt = (ms) => {
+    /** @type {Record<string, number>} */
+    const parts = {};
+    for (const part of format.formatToParts(ms)) parts[part.type] = Number(part.value);
+    const { year: y = 0, month: m = 1, day: d = 1, hour: h = 0, minute: mi = 0, second: s = 0 } = parts;
+    return Date.UTC(y, m - 1, d, h, mi, s) - Math.floor(ms / 1000) * 1000;
+  };
+  return (wall - offsetAt(wall - offsetAt(wall))) / 1000;
+}
+
+/**
  * Collects a form's fields as JSON: names with dots nest; data-type="number|boolean|list|json"
- * converts, "optional" leaves an empty field out; data-empty="null" sends an emptied field as null.
+ * converts, "local-time" turns a datetime-local value into epoch seconds in the zone its
+ * data-zone names, "optional" leaves an empty field out; data-empty="null" sends an emptied field
+ * as null.
  * @param {HTMLFormElement} form
  * @returns {Record<string, unknown>}
  */
@@ -206,6 +242,7 @@ export function formJson(form) {
     if (value === '' && field.dataset.empty === 'null') value = null;
     else if (type === 'boolean') value = field.checked;
     else if (type === 'json') value = JSON.parse(value);
+    else if (type === 'local-time') value = zonedSeconds(value, field.dataset.zone ?? 'UTC');
     else if (type === 'number') {
       if (value === '') continue;
       value = Number(value);

@@ -1,12 +1,12 @@
 // One day as the person lived it (`/app/days/YYYY-MM-DD`, docs/design.md "The web app"): the
 // stays and trips of that day in their time zone, with the day's posts, photos and videos woven
 // in at their times, and the day's track on a small map. From a stay, the person names its place
-// (POST /places/<id>) or says it was no stay (POST /locations/visits/<id>); both are forms sent
-// to the API by app.js, and the page reloads to show what is stored now.
+// (POST /places/<id>) or corrects the stay (POST /locations/visits/<id>: another place, split,
+// one with the next, no stay) in its panel (correct.html.ts).
 import { badRequest } from '../../core/errors.ts';
 import { html, type Html } from '../../lib/html.ts';
 import { withinTimeLimit } from '../../lib/time.ts';
-import { PLACE_NAME_MAX } from '../../places/places.schemas.ts';
+import { listPlaces } from '../../places/places.logic.ts';
 import { getSettings } from '../../settings/settings.logic.ts';
 import type { TripJson, VisitJson } from '../../visits/visits.schemas.ts';
 import { mapFolderUrl } from '../assets.ts';
@@ -25,6 +25,7 @@ import {
   spansLine,
   spanTimes,
 } from './days.html.ts';
+import { correctPanel, type CorrectView } from './correct.html.ts';
 import { refreshSpans, spansBetween } from './spans.ts';
 
 type Step =
@@ -32,11 +33,11 @@ type Step =
   | { kind: 'trip'; ms: number; span: TripJson }
   | { kind: 'item'; ms: number; entry: Entry };
 
-interface DayView {
-  day: string;
-  timezone: string;
+interface DayView extends CorrectView {
   /** Every stay the trips may name, those just outside the day included. */
   visits: ReadonlyMap<string, VisitJson>;
+  /** The stay after each of the day's stays, that day, for "One stay with the next". */
+  next: ReadonlyMap<string, VisitJson>;
   extras: EntryExtras;
 }
 
@@ -50,31 +51,7 @@ function visitStep(visit: VisitJson, view: DayView): Html {
       <p class="when">
         ${spanTimes(visit, view.timezone, view.day)} · ${durationText((visit.end_time - visit.start_time) * 1000)}
       </p>
-      ${notes ? html`<p class="meta">${notes}</p>` : ''}
-      <details class="correct">
-        <summary>Name or correct<span class="visually-hidden"> the stay at ${title}</span></summary>
-        <form data-api="POST /places/${visit.place_id}" data-done="reload">
-          <label for="${id}-name">Name of this place</label>
-          <div class="row">
-            <input
-              id="${id}-name"
-              name="name"
-              required
-              maxlength="${PLACE_NAME_MAX}"
-              autocomplete="off"
-              value="${visit.place.name ?? ''}"
-              aria-describedby="${id}-name-help"
-            />
-            <button type="submit">Save name</button>
-          </div>
-          <p class="help" id="${id}-name-help">Every stay at this place takes the name.</p>
-        </form>
-        <form data-api="POST /locations/visits/${visit.id}" data-done="reload">
-          <input type="hidden" name="not_a_stay" value="true" data-type="json" />
-          <button type="submit" class="secondary" aria-describedby="${id}-stay-help">Not a stay</button>
-          <p class="help" id="${id}-stay-help">The time joins the trips before and after it.</p>
-        </form>
-      </details>
+      ${notes ? html`<p class="meta">${notes}</p>` : ''} ${correctPanel(visit, view.next.get(visit.id), view)}
     </article>
   </li>`;
 }
@@ -132,9 +109,10 @@ export const dayPage: AppPage = {
     await refreshSpans(ctx);
     // A trip of the day may start or end at a stay just outside it: read a second either side
     // so the trip can name it, and show only what overlaps the day.
-    const [around, items] = await Promise.all([
+    const [around, items, places] = await Promise.all([
       spansBetween(ctx, bounds.start - 1000, bounds.end + 1000),
       ownItemsBetween(ctx, bounds.start, bounds.end),
+      listPlaces(ctx.db, ctx.auth),
     ]);
     const overlaps = (span: { start_time: number; end_time: number }) =>
       span.end_time * 1000 > bounds.start && span.start_time * 1000 < bounds.end;
@@ -144,7 +122,15 @@ export const dayPage: AppPage = {
       items.flatMap((e) => (e.kind === 'posts' ? [e.item] : [])),
       items.flatMap((e) => (e.kind === 'media' ? [e.item] : [])),
     );
-    const view: DayView = { day, timezone, visits: new Map(around.visits.map((v) => [v.id, v])), extras };
+    const next = new Map(spans.visits.slice(0, -1).map((v, i) => [v.id, spans.visits[i + 1]!]));
+    const view: DayView = {
+      day,
+      timezone,
+      places,
+      visits: new Map(around.visits.map((v) => [v.id, v])),
+      next,
+      extras,
+    };
     const steps: Step[] = [
       ...spans.visits.map((span): Step => ({ kind: 'visit', ms: span.start_time * 1000, span })),
       ...spans.trips.map((span): Step => ({ kind: 'trip', ms: span.start_time * 1000, span })),
@@ -166,7 +152,7 @@ export const dayPage: AppPage = {
       <h1>${heading}</h1>
       <p class="meta day-facts">
         ${located ? spansLine(spans, bounds.start, bounds.end) : 'No stays or trips'} · times in ${timezone} ·
-        <a href="/app/years/${year}?month=${month}">The month in review</a>
+        <a href="/app/years/${year}?month=${month}">The month in review</a> · <a href="/app/places">Places</a>
       </p>
       <div class="day-layout">
         ${

@@ -181,7 +181,7 @@ async function yearView(ctx: PageContext, year: number) {
       ${year < YEARS.maximum ? html`<a href="/app/years/${year + 1}" rel="next">${year + 1} →</a>` : ''}
     </nav>
     <h1>${period} in review</h1>
-    <p class="meta">From your stays and trips, in ${summary.timezone}.</p>
+    <p class="meta">From your stays and trips, in ${summary.timezone}. <a href="/app/places">Your places</a></p>
     ${months(year, month)} ${review(summary, period)}`;
   return { title: `${period} in review`, body };
 }
