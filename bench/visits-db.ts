@@ -7,6 +7,7 @@
 // - a day's visits and trips read through the logic, beside a bare query of the same rows (p99
 //   of BENCH_READS days);
 // - a year in review, beside a bare aggregation of the year's trips and visits.
+// BENCH_SQLITE=0 leaves SQLite out.
 // Numbers are printed and recorded by hand in BENCHMARKS.md; nothing here asserts them.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -167,12 +168,14 @@ async function run(label: string, database: Database, userId: string) {
 
 const work = mkdtempSync(join(tmpdir(), 'waypost-visits-'));
 try {
-  const path = join(work, 'history.db');
-  log(`seeding ${POINTS} points on SQLite...`);
-  const seeded = await seedHistory(path, POINTS);
-  const database = openDatabase({ sqlitePath: path });
-  await run('SQLite', database, seeded.userId);
-  await database.close();
+  if (process.env.BENCH_SQLITE !== '0') {
+    const path = join(work, 'history.db');
+    log(`seeding ${POINTS} points on SQLite...`);
+    const seeded = await seedHistory(path, POINTS);
+    const database = openDatabase({ sqlitePath: path });
+    await run('SQLite', database, seeded.userId);
+    await database.close();
+  }
   if (process.env.BENCH_PG_URL) {
     log(`seeding ${POINTS} points on PostgreSQL...`);
     const pg = await seedHistoryPostgres(process.env.BENCH_PG_URL, POINTS);
