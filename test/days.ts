@@ -63,3 +63,29 @@ export function batches(fixes: readonly Fix[]): { time: number; lat: number; lon
   for (let i = 0; i < points.length; i += 1000) out.push(points.slice(i, i + 1000));
   return out;
 }
+
+const HOUR_MS = 3_600_000;
+
+/**
+ * A working day from `start` (its midnight, ms): home until 08:00, a 30-minute walk to the
+ * office, the office until 17:00, the walk back, home until midnight. Stays are sampled every
+ * `stepMs` with their own noise (`seed`); walks every `walkStepMs`.
+ */
+export function commute(
+  start: number,
+  places: { home: Spot; office: Spot },
+  seed: number,
+  stepMs = 120_000,
+  walkStepMs = 30_000,
+): Fix[] {
+  const { home, office } = places;
+  const random = seeded(seed);
+  const at = (hours: number) => start + hours * HOUR_MS;
+  return [
+    ...stay(home, at(0), at(8), random, stepMs),
+    ...walk(home, office, at(8), at(8.5), walkStepMs),
+    ...stay(office, at(8.5), at(17), random, stepMs),
+    ...walk(office, home, at(17), at(17.5), walkStepMs),
+    ...stay(home, at(17.5), at(24), random, stepMs),
+  ];
+}

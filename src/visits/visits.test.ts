@@ -2,7 +2,7 @@
 // stays (test/days.ts): home, a walk to the office, the office, the walk back, home.
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { batches, offset, seeded, stay, walk, type Fix } from '../../test/days.ts';
+import { batches, offset, seeded, stay, walk, type Fix, commute } from '../../test/days.ts';
 import { buildTestApp, createTestUser, type TestApp } from '../../test/helpers.ts';
 import { uploadMedium } from '../../test/media.ts';
 import { tokenFor } from '../../test/tokens.ts';
@@ -21,14 +21,7 @@ const WALK_M = distanceM(home, office);
 
 /** The day: home until 08:00, a 30-minute walk, the office until 17:00, the walk back, home. */
 function day(seed: number, stepMs = 120_000): Fix[] {
-  const random = seeded(seed);
-  return [
-    ...stay(home, DAY, DAY + 8 * H, random, stepMs),
-    ...walk(home, office, DAY + 8 * H, DAY + 8.5 * H),
-    ...stay(office, DAY + 8.5 * H, DAY + 17 * H, random, stepMs),
-    ...walk(office, home, DAY + 17 * H, DAY + 17.5 * H),
-    ...stay(home, DAY + 17.5 * H, DAY + 24 * H, random, stepMs),
-  ];
+  return commute(DAY, { home, office }, seed, stepMs);
 }
 
 async function person(permissions: Permission[] = ['get_private_scope', 'write_locations']) {

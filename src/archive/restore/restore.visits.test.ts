@@ -6,7 +6,7 @@
 // are those of the source. Then the same archive over points the person had already.
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { batches, offset, seeded, stay, walk, type Fix } from '../../../test/days.ts';
+import { batches, offset, type Fix, commute } from '../../../test/days.ts';
 import { buildTestApp, createTestUser, type TestApp } from '../../../test/helpers.ts';
 import { drain, importWorker, uploadImport } from '../../../test/imports.ts';
 import { uploadMedium } from '../../../test/media.ts';
@@ -40,14 +40,7 @@ const friends = offset(home, -4000, 0);
 
 /** Home until 08:00, a 30-minute walk, the office until 17:00, the walk back, home. */
 function day(): Fix[] {
-  const random = seeded(21);
-  return [
-    ...stay(home, DAY, DAY + 8 * H, random),
-    ...walk(home, office, DAY + 8 * H, DAY + 8.5 * H),
-    ...stay(office, DAY + 8.5 * H, DAY + 17 * H, random),
-    ...walk(office, home, DAY + 17 * H, DAY + 17.5 * H),
-    ...stay(home, DAY + 17.5 * H, DAY + 24 * H, random),
-  ];
+  return commute(DAY, { home, office }, 21);
 }
 
 let t: TestApp;

@@ -5,7 +5,7 @@
 import AxeBuilder from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { batches, offset, seeded, stay, walk, type Fix } from '../../../test/days.ts';
+import { batches, offset, type Fix, commute } from '../../../test/days.ts';
 import { createTestUser } from '../../../test/helpers.ts';
 import { tokenFor } from '../../../test/tokens.ts';
 import { launchChromium, signInThroughPage, webTestApp } from '../../../test/web.ts';
@@ -24,14 +24,7 @@ const PASSWORD = 'corrections test password';
 const range = `since_time=${DAY / 1000}&until_time=${(DAY + 24 * H) / 1000}`;
 
 function day(seed: number): Fix[] {
-  const random = seeded(seed);
-  return [
-    ...stay(home, DAY, DAY + 8 * H, random),
-    ...walk(home, office, DAY + 8 * H, DAY + 8.5 * H),
-    ...stay(office, DAY + 8.5 * H, DAY + 17 * H, random),
-    ...walk(office, home, DAY + 17 * H, DAY + 17.5 * H),
-    ...stay(home, DAY + 17.5 * H, DAY + 24 * H, random),
-  ];
+  return commute(DAY, { home, office }, seed);
 }
 
 beforeAll(async () => {

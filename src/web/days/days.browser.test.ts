@@ -5,7 +5,7 @@
 import AxeBuilder from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { batches, offset, seeded, stay, walk, type Fix } from '../../../test/days.ts';
+import { batches, offset, type Fix, commute } from '../../../test/days.ts';
 import { createTestUser } from '../../../test/helpers.ts';
 import { insertItems } from '../../../test/items.ts';
 import { uploadMedium } from '../../../test/media.ts';
@@ -25,14 +25,7 @@ const office = offset(home, 1500, 1500);
 const PASSWORD = 'day test password';
 
 function day(): Fix[] {
-  const random = seeded(21);
-  return [
-    ...stay(home, DAY, DAY + 8 * H, random),
-    ...walk(home, office, DAY + 8 * H, DAY + 8.5 * H),
-    ...stay(office, DAY + 8.5 * H, DAY + 17 * H, random),
-    ...walk(office, home, DAY + 17 * H, DAY + 17.5 * H),
-    ...stay(home, DAY + 17.5 * H, DAY + 24 * H, random),
-  ];
+  return commute(DAY, { home, office }, 21);
 }
 
 let user: Awaited<ReturnType<typeof createTestUser>>;

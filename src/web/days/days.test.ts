@@ -3,7 +3,7 @@
 // the office, the walk back, home, in Berlin's time zone.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signInThroughForm } from '../../../test/browser.ts';
-import { batches, offset, seeded, stay, walk, type Fix } from '../../../test/days.ts';
+import { batches, offset, type Fix, commute } from '../../../test/days.ts';
 import { buildTestApp, createTestUser, type TestApp } from '../../../test/helpers.ts';
 import { insertItems } from '../../../test/items.ts';
 import { tokenFor } from '../../../test/tokens.ts';
@@ -23,14 +23,7 @@ const office = offset(home, 1500, 1500);
 
 /** A day from `start`: home until 08:00, a 30-minute walk, the office until 17:00, the walk back, home. */
 function day(start: number, seed: number, stepMs = 120_000, walkStepMs = 30_000): Fix[] {
-  const random = seeded(seed);
-  return [
-    ...stay(home, start, start + 8 * H, random, stepMs),
-    ...walk(home, office, start + 8 * H, start + 8.5 * H, walkStepMs),
-    ...stay(office, start + 8.5 * H, start + 17 * H, random, stepMs),
-    ...walk(office, home, start + 17 * H, start + 17.5 * H, walkStepMs),
-    ...stay(home, start + 17.5 * H, start + 24 * H, random, stepMs),
-  ];
+  return commute(start, { home, office }, seed, stepMs, walkStepMs);
 }
 
 beforeAll(async () => {

@@ -3,7 +3,7 @@
 // The writes go as the page's script sends them: the session, its CSRF token, the forms' bodies.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signInThroughForm } from '../../../test/browser.ts';
-import { batches, offset, seeded, stay, walk, type Fix } from '../../../test/days.ts';
+import { batches, offset, type Fix, commute } from '../../../test/days.ts';
 import { buildTestApp, createTestUser, type TestApp } from '../../../test/helpers.ts';
 import { tokenFor } from '../../../test/tokens.ts';
 import type { Place } from '../../places/places.schemas.ts';
@@ -18,14 +18,7 @@ const office = offset(home, 1500, 1500);
 const range = `since_time=${DAY / 1000}&until_time=${(DAY + 24 * H) / 1000}`;
 
 function day(seed: number): Fix[] {
-  const random = seeded(seed);
-  return [
-    ...stay(home, DAY, DAY + 8 * H, random),
-    ...walk(home, office, DAY + 8 * H, DAY + 8.5 * H),
-    ...stay(office, DAY + 8.5 * H, DAY + 17 * H, random),
-    ...walk(office, home, DAY + 17 * H, DAY + 17.5 * H),
-    ...stay(home, DAY + 17.5 * H, DAY + 24 * H, random),
-  ];
+  return commute(DAY, { home, office }, seed);
 }
 
 beforeAll(async () => {
