@@ -7,6 +7,7 @@ import type { LocationBucketsTable } from '../db/schema.ts';
 import { BUCKET_MS } from '../db/migrations/0012_location_history.ts';
 import { zonedToUtcIn, type OffsetSpans } from '../lib/time.ts';
 import { eachBatch, POSITION } from '../locations/points.repo.ts';
+import { markVisitDays } from '../visits/visits.repo.ts';
 
 export { BUCKET_MS };
 
@@ -139,22 +140,24 @@ export async function refreshBuckets(db: Db, userId: string, afterRun?: () => Pr
         .where('bucket', '<', run.end)
         .execute();
       const days = await recompute(trx, userId, run.start, run.end);
-      // An upsert that updates locks the mark, as location_dirty's do (migration 0012).
-      await trx
-        .insertInto('location_day_marks')
-        .values([...new Set(days)].map((day) => ({ user_id: userId, day })))
-        .onConflict((conflict) => conflict.columns(['user_id', 'day']).doUpdateSet({ day: sql.ref('excluded.day') }))
-        .execute();
+      await markDaysToSum(trx, userId, days);
       // The same days' visits and trips are detected again (src/visits/visits.refresh.ts).
-      await trx
-        .insertInto('visit_marks')
-        .values([...new Set(days)].map((day) => ({ user_id: userId, day })))
-        .onConflict((conflict) => conflict.columns(['user_id', 'day']).doUpdateSet({ day: sql.ref('excluded.day') }))
-        .execute();
+      await markVisitDays(trx, userId, days);
     });
     await afterRun?.();
   }
   return marks.length;
+}
+
+/** Marks UTC days whose local days are summed again; an upsert that updates locks the mark, as location_dirty's do (migration 0012). */
+export async function markDaysToSum(db: Db, userId: string, days: Iterable<number>): Promise<void> {
+  const values = [...new Set(days)].map((day) => ({ user_id: userId, day }));
+  if (values.length === 0) return;
+  await db
+    .insertInto('location_day_marks')
+    .values(values)
+    .onConflict((conflict) => conflict.columns(['user_id', 'day']).doUpdateSet({ day: sql.ref('excluded.day') }))
+    .execute();
 }
 
 /** A day's sums: a quarter hour's, less where it ends. */

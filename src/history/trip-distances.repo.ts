@@ -1,9 +1,9 @@
 // The statistics' distance is the trips' (docs/history.md "Statistics"): each trip's distance is
 // spread over the quarter hours it spans that hold points, in proportion to the time it spends
 // in each, so a day, a month or a year adds up what was travelled in it and nothing across a gap.
-import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import { BUCKET_MS } from '../db/migrations/0012_location_history.ts';
+import { markDaysToSum } from './stats.repo.ts';
 
 const DAY_MS = 86_400_000;
 const floorBucket = (ms: number) => Math.floor(ms / BUCKET_MS) * BUCKET_MS;
@@ -70,9 +70,5 @@ export async function spreadTripDistances(db: Db, userId: string, sinceMs: numbe
   }
   const days = new Set<number>();
   for (let day = Math.floor(first / DAY_MS); day <= Math.floor((end - 1) / DAY_MS); day += 1) days.add(day);
-  await db
-    .insertInto('location_day_marks')
-    .values([...days].map((day) => ({ user_id: userId, day })))
-    .onConflict((conflict) => conflict.columns(['user_id', 'day']).doUpdateSet({ day: sql.ref('excluded.day') }))
-    .execute();
+  await markDaysToSum(db, userId, days);
 }

@@ -141,20 +141,6 @@ export async function replaceDetected(
   return before.map((row) => row.place_id);
 }
 
-/** The stored visit that ends exactly at `ms` (a trip's origin) or starts exactly there (its destination). */
-export async function visitAt(db: Db, userId: string, edge: 'end_time' | 'start_time', ms: number) {
-  return db.selectFrom('visits').select('id').where('user_id', '=', userId).where(edge, '=', ms).executeTakeFirst();
-}
-
-export async function linkTrip(
-  db: Db,
-  userId: string,
-  id: string,
-  link: Partial<Pick<TripRow, 'from_visit_id' | 'to_visit_id'>>,
-): Promise<void> {
-  await db.updateTable('trips').set(link).where('user_id', '=', userId).where('id', '=', id).execute();
-}
-
 /** Every visit or trip overlapping [sinceMs, untilMs), oldest first (a year holds thousands). */
 export async function spansBetween<T extends 'visits' | 'trips'>(
   db: Db,
@@ -240,15 +226,12 @@ export async function relinkTrips(db: Db, userId: string, sinceMs: number, until
     where user_id = ${userId} and end_time >= ${sinceMs} and start_time <= ${untilMs}`.execute(db);
 }
 
-/** A keyset page as the collections take it (src/items/items.logic.ts toPageQuery). */
-export type SpanPage = PageQuery;
-
 /** A keyset page by (start_time, id) of the visits or trips overlapping the range. */
 export async function selectSpanPage<T extends 'visits' | 'trips'>(
   db: Db,
   table: T,
   userId: string,
-  page: SpanPage,
+  page: PageQuery,
 ): Promise<{ rows: (T extends 'visits' ? VisitRow : TripRow)[]; more: boolean }> {
   const direction = sql.raw(page.order === 'desc' ? 'desc' : 'asc');
   const conditions = [sql`user_id = ${userId}`];
