@@ -2,7 +2,9 @@
 // or town, how many stays it holds and its radius, and per place the forms to rename it, change
 // its radius, merge it into another place and delete it, all sent to the JSON API by app.js
 // (POST /places/<id>, DELETE /places/<id>). Read through listPlaces after the refresh the API's
-// reads do, so a place drawn or moved shows the stays it took in.
+// reads do, so a place drawn or moved shows the stays it took in. PLACES_PAGE places a page, in
+// the order of placesInOrder, narrowed by `q` (a name, town or country) and paged by `page`.
+import { badRequest } from '../../core/errors.ts';
 import { html, type Html } from '../../lib/html.ts';
 import { listPlaces } from '../../places/places.logic.ts';
 import { PLACE_NAME_MAX, RADIUS_MAX_M, RADIUS_MIN_M, type Place } from '../../places/places.schemas.ts';
@@ -17,6 +19,81 @@ import { refreshSpans } from './spans.ts';
  * other, and a select per place of every place would grow the page with the square of them.
  */
 export const MERGE_CHOICES = 20;
+
+/** Places a page: a thousand cards of three forms each made a page of megabytes. */
+export const PLACES_PAGE = 50;
+const FILTER_MAX = 100;
+
+/** Lower case without accents, so "zurich" finds Zürich. */
+const folded = (text: string) =>
+  text
+    .normalize('NFD')
+    .replace(/\p{Diacritic}/gu, '')
+    .toLowerCase();
+
+/** The places whose name, town or country holds `q`. */
+function matching(places: readonly Place[], q: string): Place[] {
+  const wanted = folded(q);
+  return places.filter((p) =>
+    [p.name, p.city, p.country].some((text) => text !== null && folded(text).includes(wanted)),
+  );
+}
+
+function pageOf(raw: unknown): number {
+  if (raw === undefined || raw === '') return 1;
+  const page = typeof raw === 'string' && /^\d{1,6}$/.test(raw) ? Number(raw) : NaN;
+  if (!(page >= 1)) {
+    throw badRequest('The page must be a whole number from 1.', [
+      { path: 'querystring/page', message: 'is not a page' },
+    ]);
+  }
+  return page;
+}
+
+function filterOf(raw: unknown): string {
+  if (raw === undefined) return '';
+  if (typeof raw !== 'string' || raw.length > FILTER_MAX) {
+    throw badRequest(`The filter must be text of at most ${FILTER_MAX} characters.`, [
+      { path: 'querystring/q', message: 'is not a filter' },
+    ]);
+  }
+  return raw.trim();
+}
+
+function pageHref(page: number, q: string): string {
+  const query = new URLSearchParams();
+  if (q) query.set('q', q);
+  if (page > 1) query.set('page', String(page));
+  const text = query.toString();
+  return text ? `/app/places?${text}` : '/app/places';
+}
+
+function pager(page: number, pages: number, q: string): Html {
+  if (pages <= 1) return html``;
+  return html`<nav class="pager" aria-label="Pages of places">
+    ${page > 1 ? html`<a href="${pageHref(page - 1, q)}" rel="prev">← Page ${page - 1}</a>` : ''}
+    <span class="meta">Page ${page} of ${pages}</span>
+    ${page < pages ? html`<a href="${pageHref(page + 1, q)}" rel="next">Page ${page + 1} →</a>` : ''}
+  </nav>`;
+}
+
+function filterForm(q: string): Html {
+  return html`<form class="filter" method="get" action="/app/places" role="search" aria-label="Places">
+    <label for="places-q">Find a place</label>
+    <div class="row">
+      <input
+        id="places-q"
+        name="q"
+        type="search"
+        maxlength="${FILTER_MAX}"
+        value="${q}"
+        aria-describedby="places-q-help"
+      />
+      <button type="submit">Find</button>
+    </div>
+    <p class="help" id="places-q-help">By its name, town or country.</p>
+  </form>`;
+}
 
 function placeCard(place: Place, places: readonly Place[]): Html {
   const id = `place-${place.id}`;
@@ -100,18 +177,32 @@ export const placesPage: AppPage = {
   nav: '/app/years',
   title: 'Places',
   render: async (ctx) => {
+    const query = ctx.request.query as Record<string, unknown>;
+    const q = filterOf(query.q);
+    const page = pageOf(query.page);
     await refreshSpans(ctx);
     const places = await listPlaces(ctx.db, ctx.auth);
+    const shown = q ? matching(places, q) : places;
+    const pages = Math.max(1, Math.ceil(shown.length / PLACES_PAGE));
+    const onPage = placesInOrder(shown).slice((page - 1) * PLACES_PAGE, page * PLACES_PAGE);
     const count = `${places.length} ${places.length === 1 ? 'place' : 'places'}`;
+    const found = `${shown.length} ${shown.length === 1 ? 'place matches' : 'places match'} “${q}”.`;
     const body = html`<h1>Places</h1>
       <p class="meta">${count}, found from your stays or named by you. <a href="/app/years">The year in review</a></p>
+      ${places.length > PLACES_PAGE || q ? filterForm(q) : ''}
+      ${q ? html`<p role="status">${found} <a href="/app/places">All places</a></p>` : ''}
       ${
         places.length === 0
           ? html`<p class="empty">No places yet: they come with the stays in your location history.</p>`
-          : html`<ul class="places">
-              ${placesInOrder(places).map((place) => placeCard(place, places))}
-            </ul>`
-      }`;
+          : onPage.length === 0
+            ? html`<p class="empty">
+                ${q ? 'No place matches.' : html`No places on this page. <a href="/app/places">The first page</a>`}
+              </p>`
+            : html`<ul class="places">
+                ${onPage.map((place) => placeCard(place, places))}
+              </ul>`
+      }
+      ${pager(page, pages, q)}`;
     return { title: 'Places', body };
   },
 };

@@ -120,6 +120,57 @@ describe('the Places page', () => {
   });
 });
 
+describe('many places', () => {
+  it('shows them 50 a page with links between pages, and finds them by name or town without accents', async () => {
+    const { page, send } = await person(4);
+    // Two from the day's stays, and 118 drawn: 120, so three pages.
+    for (let i = 1; i <= 118; i += 1) {
+      const name = i === 7 ? 'Café Zürich' : `Spot ${String(i).padStart(3, '0')}`;
+      const drawn = await send('POST', '/places', { name, lat: 52.4 + i / 1000, lon: 13.3, radius_m: 50 });
+      expect(drawn.statusCode).toBe(201);
+    }
+    const first = (await page('/app/places')).body;
+    expect(first).toContain('120 places, found from your stays or named by you.');
+    expect(cardsOf(first)).toHaveLength(50);
+    expect(cardsOf(first)[0]).toBe('Café Zürich: Berlin, Germany · 0 stays · radius 50 m');
+    expect(first).toContain('Page 1 of 3');
+    expect(first).toContain('<a href="/app/places?page=2" rel="next">Page 2 →</a>');
+    expect(first).not.toContain('rel="prev"');
+
+    const last = (await page('/app/places?page=3')).body;
+    expect(cardsOf(last)).toHaveLength(20);
+    expect(cardsOf(last).slice(-2)).toEqual([
+      'Berlin: Germany · not named yet · 2 stays · radius 100 m',
+      'Berlin: Germany · not named yet · 1 stay · radius 100 m',
+    ]);
+    expect(last).toContain('<a href="/app/places?page=2" rel="prev">← Page 2</a>');
+    expect(last).not.toContain('rel="next"');
+    expect(cardsOf((await page('/app/places?page=4')).body)).toEqual([]);
+
+    const zurich = (await page('/app/places?q=zurich')).body;
+    expect(cardsOf(zurich)).toEqual(['Café Zürich: Berlin, Germany · 0 stays · radius 50 m']);
+    expect(zurich).toContain('1 place matches “zurich”.');
+    const spots = (await page('/app/places?q=spot%2011')).body;
+    expect(cardsOf(spots).map((card) => card.split(':')[0])).toEqual([
+      'Spot 110',
+      'Spot 111',
+      'Spot 112',
+      'Spot 113',
+      'Spot 114',
+      'Spot 115',
+      'Spot 116',
+      'Spot 117',
+      'Spot 118',
+    ]);
+    expect(cardsOf((await page('/app/places?q=berlin&page=2')).body)).toHaveLength(50);
+
+    for (const url of ['/app/places?page=0', '/app/places?page=x', `/app/places?q=${'a'.repeat(101)}`]) {
+      const refused = await page(url);
+      expect(refused.statusCode).toBe(400);
+    }
+  });
+});
+
 describe("the day's corrections", () => {
   it('offers every place, a split time inside the stay and one stay with the next where there is one', async () => {
     const { api, page, send } = await person(3);
