@@ -2,7 +2,14 @@
 // milliseconds since the Unix epoch.
 import type { Generated } from 'kysely';
 
-import type { PlacesTable, TripsTable, VisitCorrectionsTable, VisitMarksTable, VisitsTable } from './schema.visits.ts';
+import type {
+  PlacesTable,
+  TripsTable,
+  VisitCorrectionsTable,
+  VisitMarksTable,
+  VisitSpansTable,
+  VisitsTable,
+} from './schema.visits.ts';
 
 export interface UsersTable {
   id: string;
@@ -380,4 +387,5 @@ export interface Tables {
   trips: TripsTable;
   visit_corrections: VisitCorrectionsTable;
   visit_marks: VisitMarksTable;
+  visit_spans: VisitSpansTable;
 }

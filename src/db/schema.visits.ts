@@ -59,3 +59,10 @@ export interface VisitMarksTable {
   user_id: string;
   day: number;
 }
+
+/** A visit as the detector found it, before corrections (migration 0037). */
+export interface VisitSpansTable {
+  user_id: string;
+  start_time: number;
+  end_time: number;
+}

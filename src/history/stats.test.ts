@@ -147,20 +147,22 @@ describe('GET /locations/stats', () => {
   });
 
   it('stays right when points arrive out of order, and after deletions', async () => {
-    // Each day a one-minute walk of 0.001 degrees (111 m); days apart, nothing between them.
+    // Each day a one-minute walk of 0.001 degrees (111 m); days apart, nothing between them, and
+    // 11 km apart: farther than a phone asleep where a walk ended could explain by leaving just
+    // before its next point (docs/history.md "Visits and trips"), so the silences are gaps.
     const walkOn = (day: string, lon: number) => [
       { time: at(`${day}T08:00:00Z`), lat: 0, lon },
       { time: at(`${day}T08:01:00Z`), lat: 0, lon: lon + 0.001 },
     ];
     const step = Math.round(arc(0.001));
-    await add([...walkOn('2024-07-01', 0), ...walkOn('2024-07-03', 0.02)]);
+    await add([...walkOn('2024-07-01', 0), ...walkOn('2024-07-03', 0.2)]);
     // Two days apart: a gap in the data, not travel; each day counts its own walk.
     expect((await stats('group_by=day')).groups.map((g) => [g.period, g.points, g.distance_m])).toEqual([
       ['2024-07-01', 2, step],
       ['2024-07-03', 2, step],
     ]);
     // A day in between arrives later (an import): its walk counts, and nothing across the gaps.
-    await add(walkOn('2024-07-02', 0.01));
+    await add(walkOn('2024-07-02', 0.1));
     const after = await stats('group_by=day');
     expect(after.groups.map((g) => [g.period, g.points, g.distance_m])).toEqual([
       ['2024-07-01', 2, step],

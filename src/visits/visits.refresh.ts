@@ -1,8 +1,10 @@
-// Detecting visits and trips again where the points changed (docs/history.md "Visits and
-// trips"). The statistics' refresh marks the UTC days whose points changed (`visit_marks`);
-// this reads each run of marked days, widened to the stored visit or trip in progress at either
-// edge, runs the detector over its points, applies the person's corrections, finds each visit's
-// place (or makes one), and replaces what was stored for that stretch, in one transaction.
+// Detecting visits and trips again where the points changed (docs/history.md "Stored, and
+// refreshed where the points changed"). The statistics' refresh marks the UTC days whose points
+// changed (`visit_marks`); for each run of marked days this detects again the window the
+// detector's own visits around it call for (`redetectionWindow`), stitches the result in
+// between the visits that stay (`stitch`), applies the person's corrections, finds each
+// visit's place (or makes one), and replaces what was stored for that stretch, all in one
+// transaction. Stitched, the result is the one detecting everything again would give.
 import type { Db } from '../db/database.ts';
 import { distanceM } from '../lib/distance.ts';
 import { eachBatch } from '../locations/points.repo.ts';
@@ -10,14 +12,15 @@ import { placeMediaBetween } from '../media/media.placement.ts';
 import { dropUnusedPlaces, insertPlaceRows, placeRowsOf, type PlaceRow } from '../places/places.repo.ts';
 import { placeRow } from '../places/places.logic.ts';
 import { applyCorrections, type Correction, type DayTrip, type DayVisit, type Timeline } from './corrections.ts';
-import { createDetector, GAP_MS, type Detection } from './detect.ts';
+import { createDetector, GAP_MS, redetectionWindow, stitch, type Detection, type Redetection } from './detect.ts';
 import {
   clearVisitMarks,
   correctionsBetween,
   relinkTrips,
   replaceDetected,
-  storedEndAround,
-  storedStartAround,
+  replaceSpans,
+  spansAround,
+  storedExtent,
   tripId,
   visitId,
   visitMarks,
@@ -59,14 +62,23 @@ function toCorrection(row: CorrectionRow): Correction {
   }
 }
 
-/** The detector over the points of [sinceMs, untilMs), streamed in batches. */
-async function detectBetween(db: Db, userId: string, sinceMs: number, untilMs: number): Promise<Timeline> {
+/** The detector over the points of [sinceMs, untilMs) (either may be open), streamed in batches. */
+async function detectBetween(
+  db: Db,
+  userId: string,
+  sinceMs: number | undefined,
+  untilMs: number | undefined,
+): Promise<Detection> {
   const detector = createDetector();
   const found: Detection = { visits: [], trips: [] };
   const keep = (detection: Detection | null) => {
     if (!detection) return;
+    const shift = found.visits.length;
     found.visits.push(...detection.visits);
-    found.trips.push(...detection.trips);
+    for (const trip of detection.trips) {
+      const index = (i: number | null) => (i == null ? null : i + shift);
+      found.trips.push({ ...trip, fromIndex: index(trip.fromIndex), toIndex: index(trip.toIndex) });
+    }
   };
   const columns = ['lat', 'lon', 'accuracy', 'speed'] as const;
   let lastTime = -Infinity;
@@ -82,20 +94,59 @@ async function detectBetween(db: Db, userId: string, sinceMs: number, untilMs: n
   // Whole milliseconds, as every time is stored: the detector places a departure between two
   // points. The same instant rounds the same way, so a trip still starts where its visit ends.
   return {
-    visits: found.visits.map(({ start, end, lat, lon, pointCount, confidence }) => ({
-      start: Math.round(start),
-      end: Math.round(end),
+    visits: found.visits.map((visit) => ({ ...visit, start: Math.round(visit.start), end: Math.round(visit.end) })),
+    trips: found.trips.map((trip) => ({ ...trip, start: Math.round(trip.start), end: Math.round(trip.end) })),
+  };
+}
+
+/**
+ * The window to detect again for the marked days [fromMs, toMs). `nextMs` is where the next run
+ * of marked days starts, detected right after this one: the window stops there, and that run,
+ * reading from the visits this one stores, finds whatever this one cut.
+ */
+async function windowFor(db: Db, userId: string, fromMs: number, toMs: number, nextMs: number): Promise<Redetection> {
+  const { before, after } = await spansAround(db, userId, fromMs, toMs);
+  const window = redetectionWindow(before, after);
+  return window.readTo < nextMs ? window : { ...window, readTo: nextMs, last: null };
+}
+
+/**
+ * The stretch a window's result replaces: from the start of the visit it keeps first to the end
+ * of the one it keeps last; where it keeps none, everything stored that way, and what it found.
+ */
+async function replacedRange(
+  db: Db,
+  userId: string,
+  window: Redetection,
+  found: Detection,
+): Promise<{ sinceMs: number; untilMs: number }> {
+  const extent =
+    window.first && (window.last || Number.isFinite(window.readTo)) ? undefined : await storedExtent(db, userId);
+  const starts = [...found.visits, ...found.trips].map((span) => span.start);
+  const ends = [...found.visits, ...found.trips].map((span) => span.end);
+  const sinceMs = window.first ? window.first.start : Math.min(extent?.first ?? Infinity, ...starts);
+  const untilMs = window.last
+    ? window.last.end
+    : Number.isFinite(window.readTo)
+      ? window.readTo
+      : Math.max(extent?.last ?? -Infinity, ...ends) + 1;
+  return { sinceMs, untilMs };
+}
+
+/** The visits and trips to store for a window: the run stitched between the visits that stay. */
+function stitched(window: Redetection, run: Detection): Timeline {
+  const part = stitch(window, run);
+  const visits = [...(part.first ? [part.first] : []), ...part.visits, ...(part.last ? [part.last] : [])];
+  return {
+    visits: visits.map(({ start, end, lat, lon, pointCount, confidence }) => ({
+      start,
+      end,
       lat,
       lon,
       pointCount,
       confidence,
     })),
-    trips: found.trips.map(({ start, end, distanceM, mode }) => ({
-      start: Math.round(start),
-      end: Math.round(end),
-      distanceM,
-      mode,
-    })),
+    trips: part.trips.map(({ start, end, distanceM, mode }) => ({ start, end, distanceM, mode })),
   };
 }
 
@@ -161,27 +212,40 @@ export async function refreshVisits(
   afterRun?: () => Promise<unknown>,
 ): Promise<Redone[]> {
   const redone: Redone[] = [];
-  for (const run of runsOf(await visitMarks(db, userId))) {
+  const runs = runsOf(await visitMarks(db, userId));
+  for (const [i, run] of runs.entries()) {
     const stretch = await db.transaction().execute(async (trx) => {
       await clearVisitMarks(trx, userId, run.first, run.last);
-      const windowStart = run.first * DAY_MS;
-      const windowEnd = (run.last + 1) * DAY_MS;
-      const sinceMs = Math.min(windowStart, (await storedStartAround(trx, userId, windowStart, GAP_MS)) ?? windowStart);
-      const untilMs = Math.max(windowEnd, (await storedEndAround(trx, userId, windowEnd)) ?? windowEnd);
-      const detected = await detectBetween(trx, userId, sinceMs, untilMs);
-      const corrections = (await correctionsBetween(trx, userId, { sinceMs, untilMs })).map(toCorrection);
+      const next = runs[i + 1];
+      const window = await windowFor(
+        trx,
+        userId,
+        run.first * DAY_MS,
+        (run.last + 1) * DAY_MS,
+        next ? next.first * DAY_MS : Infinity,
+      );
+      const found = await detectBetween(
+        trx,
+        userId,
+        Number.isFinite(window.readFrom) ? window.readFrom : undefined,
+        // readTo is inclusive, but where the next run starts it belongs to that run.
+        !Number.isFinite(window.readTo) ? undefined : window.last ? window.readTo + 1 : window.readTo,
+      );
+      const raw = stitched(window, found);
+      const range = await replacedRange(trx, userId, window, found);
+      if (!(range.sinceMs < range.untilMs)) return null;
+      await replaceSpans(trx, userId, range, raw.visits);
+      const corrections = (await correctionsBetween(trx, userId, range)).map(toCorrection);
       const places = await placeRowsOf(trx, userId);
-      const rows = rowsOf(userId, applyCorrections(detected, corrections), places, now);
+      const rows = rowsOf(userId, applyCorrections(raw, corrections), places, now);
       await insertPlaceRows(trx, rows.made);
-      const left = await replaceDetected(trx, userId, { sinceMs, untilMs }, rows.visits, rows.trips);
-      await relinkTrips(trx, userId, sinceMs - GAP_MS, untilMs + GAP_MS);
+      const left = await replaceDetected(trx, userId, range, rows.visits, rows.trips);
+      await relinkTrips(trx, userId, range.sinceMs - GAP_MS, range.untilMs + GAP_MS);
       await dropUnusedPlaces(trx, userId, left);
-      await placeMediaBetween(trx, userId, sinceMs, untilMs);
-      const firstTrip = rows.trips[0]?.start_time ?? sinceMs;
-      const lastTrip = rows.trips.reduce((end, trip) => Math.max(end, trip.end_time), untilMs);
-      return { sinceMs: Math.min(sinceMs, firstTrip), untilMs: lastTrip };
+      await placeMediaBetween(trx, userId, range.sinceMs, range.untilMs);
+      return range;
     });
-    redone.push(stretch);
+    if (stretch) redone.push(stretch);
     await afterRun?.();
   }
   return redone;

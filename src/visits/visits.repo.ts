@@ -1,10 +1,11 @@
-// SQL for visits, trips, corrections and the days to detect again (migration 0033). Ids are
-// derived from the start (`v…`, `t…`, base 36 milliseconds), so detecting a day again gives a
-// stay that did not change the id it had.
+// SQL for visits, trips, corrections, the detector's own visits and the days to detect again
+// (migrations 0033 and 0037). Ids are derived from the start (`v…`, `t…`, base 36
+// milliseconds), so detecting a day again gives a stay that did not change the id it had.
 import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { PageQuery } from '../items/items.repo.ts';
 import type { TripsTable, VisitCorrectionsTable, VisitsTable } from '../db/schema.visits.ts';
+import type { Span } from './window.ts';
 
 export type VisitRow = VisitsTable;
 export type TripRow = TripsTable;
@@ -56,49 +57,67 @@ export async function peopleWithMarks(db: Db): Promise<string[]> {
 }
 
 /**
- * The earliest start of the stored visit or trip that reaches `atMs` (within `slackMs`), or
- * undefined. Neither visits nor trips overlap among themselves, so of each only the last to
- * start before `atMs` can reach it: one row from the end of the index.
+ * The detector's visits around a change from `fromMs` to `toMs` (docs/history.md "Stored, and
+ * refreshed where the points changed"): the latest three to start at or before `fromMs`, and
+ * the first three to end at or after `toMs`, each oldest first. Spans never overlap, so only
+ * the last to start before `toMs` can reach past it: a few rows from each end of the index.
  */
-export async function storedStartAround(
+export async function spansAround(
   db: Db,
   userId: string,
-  atMs: number,
-  slackMs: number,
-): Promise<number | undefined> {
-  let earliest: number | undefined;
-  for (const table of ['visits', 'trips'] as const) {
-    const row = await lastStartingBefore(db, table, userId, atMs);
-    if (row && row.end >= atMs - slackMs && (earliest === undefined || row.start < earliest)) earliest = row.start;
-  }
-  return earliest;
+  fromMs: number,
+  toMs: number,
+): Promise<{ before: Span[]; after: Span[] }> {
+  const spans = db.selectFrom('visit_spans').select(['start_time', 'end_time']).where('user_id', '=', userId);
+  const before = await spans.where('start_time', '<=', fromMs).orderBy('start_time', 'desc').limit(3).execute();
+  const reaching = await spans.where('start_time', '<', toMs).orderBy('start_time', 'desc').limit(1).execute();
+  const later = await spans.where('start_time', '>=', toMs).orderBy('start_time').limit(3).execute();
+  const span = (row: { start_time: number; end_time: number }) => ({
+    start: Number(row.start_time),
+    end: Number(row.end_time),
+  });
+  return {
+    before: before.map(span).reverse(),
+    after: [...reaching.map(span).filter((s) => s.end >= toMs), ...later.map(span)].slice(0, 3),
+  };
 }
 
-/** The latest end of the stored visit or trip that starts before `atMs` and reaches past it, or undefined. */
-export async function storedEndAround(db: Db, userId: string, atMs: number): Promise<number | undefined> {
-  let latest: number | undefined;
-  for (const table of ['visits', 'trips'] as const) {
-    const row = await lastStartingBefore(db, table, userId, atMs);
-    if (row && row.end > atMs && (latest === undefined || row.end > latest)) latest = row.end;
-  }
-  return latest;
-}
-
-async function lastStartingBefore(
+/** Replaces the detector's visits that start in [sinceMs, untilMs) with `spans`. */
+export async function replaceSpans(
   db: Db,
-  table: 'visits' | 'trips',
   userId: string,
-  atMs: number,
-): Promise<{ start: number; end: number } | undefined> {
-  const row = await db
-    .selectFrom(table)
-    .select(['start_time', 'end_time'])
+  range: { sinceMs: number; untilMs: number },
+  spans: readonly Span[],
+): Promise<void> {
+  await db
+    .deleteFrom('visit_spans')
     .where('user_id', '=', userId)
-    .where('start_time', '<', atMs)
-    .orderBy('start_time', 'desc')
-    .limit(1)
-    .executeTakeFirst();
-  return row && { start: Number(row.start_time), end: Number(row.end_time) };
+    .where('start_time', '>=', range.sinceMs)
+    .where('start_time', '<', range.untilMs)
+    .execute();
+  const rows = spans.map((s) => ({ user_id: userId, start_time: s.start, end_time: s.end }));
+  for (let i = 0; i < rows.length; i += 500)
+    await db
+      .insertInto('visit_spans')
+      .values(rows.slice(i, i + 500))
+      .execute();
+}
+
+/** The earliest start and the latest end of the person's stored visits and trips, if any. */
+export async function storedExtent(db: Db, userId: string): Promise<{ first: number; last: number } | undefined> {
+  let extent: { first: number; last: number } | undefined;
+  for (const table of ['visits', 'trips'] as const) {
+    const rows = db.selectFrom(table).where('user_id', '=', userId);
+    const first = await rows.select('start_time').orderBy('start_time').limit(1).executeTakeFirst();
+    // Neither overlaps among itself: the last to start is the last to end.
+    const last = await rows.select('end_time').orderBy('start_time', 'desc').limit(1).executeTakeFirst();
+    if (!first || !last) continue;
+    extent = {
+      first: Math.min(extent?.first ?? Infinity, Number(first.start_time)),
+      last: Math.max(extent?.last ?? -Infinity, Number(last.end_time)),
+    };
+  }
+  return extent;
 }
 
 /**

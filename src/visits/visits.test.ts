@@ -3,6 +3,7 @@
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { batches, offset, seeded, stay, walk, type Fix, commute } from '../../test/days.ts';
+import { simulate } from '../../bench/visits-sim.ts';
 import { buildTestApp, createTestUser, type TestApp } from '../../test/helpers.ts';
 import { uploadMedium } from '../../test/media.ts';
 import { tokenFor } from '../../test/tokens.ts';
@@ -10,6 +11,7 @@ import type { Permission } from '../core/permissions.ts';
 import { distanceM } from '../lib/distance.ts';
 import type { Place } from '../places/places.schemas.ts';
 import type { Medium } from '../media/media.schemas.ts';
+import { detect, type DetectorPoint } from './detect.ts';
 import type { Summary, TripJson, VisitJson } from './visits.schemas.ts';
 
 let t: TestApp;
@@ -108,6 +110,61 @@ describe('visits and trips of a generated day', () => {
     for (const [i, visit] of both.entries()) {
       expect(Math.abs(visit.start_time - inOrder[i]!.start_time)).toBeLessThanOrEqual(180);
       expect(Math.abs(visit.end_time - inOrder[i]!.end_time)).toBeLessThanOrEqual(180);
+    }
+  });
+});
+
+describe('detected again where the points changed', () => {
+  /** What detecting every point at once finds, as the API gives it. */
+  function detectedAtOnce(points: DetectorPoint[]) {
+    const found = detect(points);
+    return {
+      visits: found.visits.map((v) => [Math.round(v.start) / 1000, Math.round(v.end) / 1000, v.pointCount]),
+      trips: found.trips.map((trip) => [
+        Math.round(trip.start) / 1000,
+        Math.round(trip.end) / 1000,
+        trip.distanceM,
+        trip.mode,
+      ]),
+    };
+  }
+
+  async function stored(token: string, since: number, until: number) {
+    const query = `since_time=${since / 1000}&until_time=${until / 1000}&count=1000`;
+    const visits = await get(`/locations/visits?${query}`, token);
+    const trips = await get(`/locations/trips?${query}`, token);
+    expect(visits.statusCode).toBe(200);
+    expect(trips.statusCode).toBe(200);
+    return {
+      visits: visits.json<VisitJson[]>().map((v) => [v.start_time, v.end_time, v.point_count]),
+      trips: trips.json<TripJson[]>().map((trip) => [trip.start_time, trip.end_time, trip.distance_m, trip.mode]),
+    };
+  }
+
+  it('stores what detecting everything at once finds, after each batch of a live tracker, and for batches newest first', async () => {
+    // Three simulated days of a phone: stays, trips by several modes, noise, sleep and outliers.
+    const points = simulate({ seed: 5, days: 3 }).points.map((p) => ({ ...p, time: Math.round(p.time) }));
+    const since = points[0]!.time - H;
+    const until = points.at(-1)!.time + H;
+    const sent = (ps: DetectorPoint[]) =>
+      ps.map((p) => ({ time: p.time / 1000, lat: p.lat, lon: p.lon, accuracy: p.accuracy }));
+    const expected = detectedAtOnce(points);
+    expect(expected.visits.length).toBeGreaterThan(6);
+
+    const live = await person();
+    const late = await person();
+    const chunks = [];
+    for (let i = 0; i < points.length; i += 100) chunks.push(points.slice(i, i + 100));
+    for (const [who, order] of [
+      [live, chunks],
+      [late, [...chunks].reverse()],
+    ] as const) {
+      for (const chunk of order) {
+        expect((await post('/locations', who.token, sent(chunk))).statusCode).toBe(200);
+        // Each read detects again what the batch changed.
+        await stored(who.token, since, until);
+      }
+      expect(await stored(who.token, since, until)).toEqual(expected);
     }
   });
 });
