@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cliEnv, runCli } from '../../test/cli.ts';
-import { createTestDatabase, DIALECT, type TestDatabase } from '../../test/helpers.ts';
+import { createTestDatabase, createTestUser, DIALECT, type TestDatabase } from '../../test/helpers.ts';
 import { openDatabase } from './database.ts';
 import { migrateToLatest } from './migrate.ts';
 import { migrations } from './migrations/index.ts';
@@ -69,4 +69,29 @@ describe(`migrations on ${DIALECT}`, () => {
       expect(await pragma('busy_timeout')).toEqual({ timeout: 5000 });
     });
   }
+});
+
+describe('migration 0039', () => {
+  it('links each post to the media its media_ids names, once each, across batches', async () => {
+    test = await createTestDatabase();
+    await migrateToLatest(test.database);
+    const db = test.database.db;
+    const { linkPostMedia } = await import('./migrations/0039_post_media.ts');
+    const user = await createTestUser(test.database);
+    // Written as posts were before the link table, without it.
+    const post = (id: string, media: string[]) =>
+      sql`insert into posts (id, user_id, scope, time, created_at, text, media_ids)
+        values (${id}, ${user.id}, 'public', 0, 0, 't', ${JSON.stringify(media)})`.execute(db);
+    for (let i = 0; i < 1200; i += 1)
+      await post(`p${String(i).padStart(4, '0')}`, i % 600 === 0 ? ['m1', 'm2', 'm1'] : []);
+    await linkPostMedia(db as never);
+    const { rows } = await sql<{ post_id: string; medium_id: string }>`select post_id, medium_id from post_media
+      order by post_id, medium_id`.execute(db);
+    expect(rows).toEqual([
+      { post_id: 'p0000', medium_id: 'm1' },
+      { post_id: 'p0000', medium_id: 'm2' },
+      { post_id: 'p0600', medium_id: 'm1' },
+      { post_id: 'p0600', medium_id: 'm2' },
+    ]);
+  });
 });

@@ -11,6 +11,13 @@ import type {
   VisitsTable,
 } from './schema.visits.ts';
 
+/** A medium a post shows (migration 0039): a mirror of `posts.media_ids`. */
+export interface PostMediaTable {
+  user_id: string;
+  medium_id: string;
+  post_id: string;
+}
+
 export interface UsersTable {
   id: string;
   username: string;
@@ -388,4 +395,5 @@ export interface Tables {
   visit_corrections: VisitCorrectionsTable;
   visit_marks: VisitMarksTable;
   visit_spans: VisitSpansTable;
+  post_media: PostMediaTable;
 }

@@ -11,7 +11,14 @@ import { msToSeconds, nowMs } from '../lib/time.ts';
 import { EXACT_PLACES, placesForReader, type PublicPlaces } from '../privacy/places.ts';
 import { getSettings } from '../settings/settings.logic.ts';
 import { findUserById } from '../users/users.repo.ts';
-import { insertPost, ownMediumScopes, selectPostPage, type PostRow } from './posts.repo.ts';
+import {
+  deletePostLinks,
+  insertPost,
+  mediaInPosts,
+  ownMediumScopes,
+  selectPostPage,
+  type PostRow,
+} from './posts.repo.ts';
 import { TEXT_MAX, type Delivery, type NewPost, type Post, type PostsParams } from './posts.schemas.ts';
 
 /** Each post's deliveries by post id, for the owner's view of the post object. */
@@ -184,5 +191,11 @@ export async function deletePost(db: Db, id: string, auth: Auth, deliveries: Pos
   await deleteOwnItem(db, 'posts', id, auth, async (trx) => {
     await deliveries.forget(trx, auth.userId, id);
     await deleteResponsesNaming(trx, auth.userId, id);
+    await deletePostLinks(trx, auth.userId, id);
   });
+}
+
+/** Of these media of the caller's, those one of their posts shows (its card shows them). */
+export function mediaShownInPosts(db: Db, auth: Auth, mediumIds: readonly string[]): Promise<Set<string>> {
+  return mediaInPosts(db, auth.userId, mediumIds);
 }

@@ -2,8 +2,6 @@ import type { Db } from '../db/database.ts';
 import type { PostsTable, ScopeValue } from '../db/schema.ts';
 import { selectPage, type Audience, type PageQuery } from '../items/items.repo.ts';
 import { selectOwned } from '../items/owned.repo.ts';
-import { sql } from 'kysely';
-import { likeLiteral } from '../db/like.ts';
 
 export type PostRow = PostsTable;
 
@@ -15,13 +13,46 @@ export async function insertPost(db: Db, row: PostRow): Promise<void> {
   await insertPosts(db, [row]);
 }
 
-/** Several posts in one statement (a restore's batch). */
+/** Several posts in one statement (a restore's batch), with the links to their media. */
 export async function insertPosts(db: Db, rows: readonly PostRow[]): Promise<void> {
-  if (rows.length > 0)
+  if (rows.length === 0) return;
+  await db
+    .insertInto('posts')
+    .values([...rows])
+    .execute();
+  await insertLinks(
+    db,
+    rows.flatMap((row) => linksOf(row.user_id, row.id, JSON.parse(row.media_ids) as string[])),
+  );
+}
+
+const linksOf = (userId: string, postId: string, mediaIds: readonly string[]) =>
+  [...new Set(mediaIds)].map((medium) => ({ user_id: userId, medium_id: medium, post_id: postId }));
+
+async function insertLinks(db: Db, links: { user_id: string; medium_id: string; post_id: string }[]) {
+  for (let i = 0; i < links.length; i += 500)
     await db
-      .insertInto('posts')
-      .values([...rows])
+      .insertInto('post_media')
+      .values(links.slice(i, i + 500))
       .execute();
+}
+
+/** Forgets which media a deleted post showed. */
+export async function deletePostLinks(db: Db, userId: string, postId: string): Promise<void> {
+  await db.deleteFrom('post_media').where('user_id', '=', userId).where('post_id', '=', postId).execute();
+}
+
+/** Of these media of the person, those some post shows. */
+export async function mediaInPosts(db: Db, userId: string, mediumIds: readonly string[]): Promise<Set<string>> {
+  if (mediumIds.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('post_media')
+    .select('medium_id')
+    .distinct()
+    .where('user_id', '=', userId)
+    .where('medium_id', 'in', [...mediumIds])
+    .execute();
+  return new Set(rows.map((row) => row.medium_id));
 }
 
 /** The scope of each of these medium ids that belongs to the user; the others are left out. */
@@ -31,9 +62,13 @@ export function ownMediumScopes(db: Db, userId: string, ids: string[]): Promise<
 
 /** The person's posts that name a medium in `media_ids`, to drop it from them. */
 export async function postsNamingMedium(db: Db, userId: string, mediumId: string) {
-  const { rows } = await sql<{ id: string; media_ids: string }>`select id, media_ids from posts
-    where user_id = ${userId} and media_ids like ${`%"${likeLiteral(mediumId)}"%`} escape '\\'`.execute(db);
-  return rows;
+  return db
+    .selectFrom('post_media as l')
+    .innerJoin('posts as p', (join) => join.onRef('p.user_id', '=', 'l.user_id').onRef('p.id', '=', 'l.post_id'))
+    .select(['p.id', 'p.media_ids'])
+    .where('l.user_id', '=', userId)
+    .where('l.medium_id', '=', mediumId)
+    .execute();
 }
 
 export async function setPostMediaIds(db: Db, userId: string, postId: string, mediaIds: string[]): Promise<void> {
@@ -43,4 +78,6 @@ export async function setPostMediaIds(db: Db, userId: string, postId: string, me
     .where('user_id', '=', userId)
     .where('id', '=', postId)
     .execute();
+  await deletePostLinks(db, userId, postId);
+  await insertLinks(db, linksOf(userId, postId, mediaIds));
 }

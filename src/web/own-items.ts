@@ -4,7 +4,8 @@
 // their owner. One collection shown: "load more" follows its cursor. Several merged
 // (src/views/merge.ts): each is read up to the same instant, and only items newer than the
 // horizon, the last one every full page reached, are shown, so nothing is skipped or shown twice
-// (the next page starts there). Visits and trips are keyed by their start.
+// (the next page starts there). Visits and trips are keyed by their start. Where posts and media
+// are shown together, a medium a post shows is left out: it is in its post's card.
 import { invalid } from '../core/errors.ts';
 import type { Page } from '../items/items.logic.ts';
 import type { CollectionParams, Scope } from '../items/items.schemas.ts';
@@ -12,7 +13,7 @@ import type { ListContext } from '../items/kinds.ts';
 import { TIME_LIMIT_S } from '../lib/time.ts';
 import { listMedia } from '../media/media.logic.ts';
 import { type Medium } from '../media/media.schemas.ts';
-import { listPosts } from '../posts/posts.logic.ts';
+import { listPosts, mediaShownInPosts } from '../posts/posts.logic.ts';
 import { type Post } from '../posts/posts.schemas.ts';
 import { readsExactly } from '../items/access.ts';
 import { deliveriesForPosts } from '../services/deliveries.logic.ts';
@@ -151,7 +152,15 @@ export async function loadOwnItems(
     horizon !== undefined && oldest !== undefined
       ? pageUrl({ ...filter, before: String(Math.min(horizon + 1, oldest)) }, path)
       : undefined;
-  return { entries, more };
+  // Posts and media together: a post's media are shown in it, not again on their own.
+  return { entries: kinds.includes('posts') ? await withoutPostMedia(ctx, entries) : entries, more };
+}
+
+/** The entries less the media some post shows (docs/design.md "The web app"). */
+async function withoutPostMedia(ctx: PageContext, entries: Entry[]): Promise<Entry[]> {
+  const media = entries.flatMap((entry) => (entry.kind === 'media' ? [entry.item.id] : []));
+  const inPosts = await mediaShownInPosts(ctx.db, ctx.auth, media);
+  return entries.filter((entry) => entry.kind !== 'media' || !inPosts.has(entry.item.id));
 }
 
 /** A day holds a few hundred items at most; past this many, the day's page lists the first ones. */
@@ -175,5 +184,10 @@ export async function ownItemsBetween(ctx: PageContext, start: number, end: numb
     return rows;
   };
   const all = (await Promise.all(sources.map(read))).flat();
-  return all.sort((a, b) => a.ms - b.ms || (a.item.id < b.item.id ? -1 : 1));
+  // A medium of a post of the same day is in the post's card; one of a post written another day
+  // stays at the time it was taken.
+  const shown = new Set(all.flatMap((entry) => (entry.kind === 'posts' ? entry.item.media_ids : [])));
+  return all
+    .filter((entry) => entry.kind !== 'media' || !shown.has(entry.item.id))
+    .sort((a, b) => a.ms - b.ms || (a.item.id < b.item.id ? -1 : 1));
 }

@@ -27,6 +27,7 @@ import * as m0029 from './0029_import_worker_deaths.ts';
 import * as m0032 from './0032_public_copies.ts';
 import * as m0033 from './0033_visits.ts';
 import * as m0037 from './0037_visit_spans.ts';
+import * as m0039 from './0039_post_media.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_users': m0001,
@@ -55,4 +56,5 @@ export const migrations: Record<string, Migration> = {
   '0032_public_copies': m0032,
   '0033_visits': m0033,
   '0037_visit_spans': m0037,
+  '0039_post_media': m0039,
 };
