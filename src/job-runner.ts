@@ -21,6 +21,7 @@ import { pollHandler } from './services/polling/polls.job.ts';
 import { POLL_JOB } from './services/polling/polls.repo.ts';
 import { deliveryHandler } from './services/deliveries.job.ts';
 import { DELIVERY_JOB } from './services/deliveries.repo.ts';
+import { EDIT_JOB, editHandler } from './services/deliveries.edit.ts';
 import { secretsKey } from './services/secrets.ts';
 import { createWorker, type Worker } from './jobs/worker.ts';
 
@@ -98,6 +99,14 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
     dialect: database.dialect,
     handlers: {
       [DELIVERY_JOB]: deliveryHandler({
+        db: database.db,
+        outbound,
+        secretsKey: secrets,
+        now,
+        baseUrl: config.baseUrl,
+        media: media.deps,
+      }),
+      [EDIT_JOB]: editHandler({
         db: database.db,
         outbound,
         secretsKey: secrets,

@@ -38,6 +38,8 @@ export interface FakeMastodon {
   url: string;
   uploads: (Upload & { id: string; description: string | undefined })[];
   statuses: Record<string, unknown>[];
+  /** Each status's edits, by its id, in the order they came. */
+  edits: Record<string, { status?: string; media_ids?: string[] }[]>;
   /** GET /api/v1/media/:id answers 206 this many times per medium before 200. */
   processingPolls: number;
   maxCharacters: number;
@@ -52,6 +54,7 @@ export async function startMastodon(token: string, options: { maxCharacters?: nu
     url: receiver.url,
     uploads: [],
     statuses: [],
+    edits: {},
     processingPolls: 1,
     maxCharacters: options.maxCharacters ?? 500,
     close: () => receiver.close(),
@@ -113,11 +116,30 @@ export async function startMastodon(token: string, options: { maxCharacters?: nu
         }
         fake.statuses.push(body);
         const id = String(1000 + fake.statuses.length);
+        fake.edits[id] = [];
         return json(response, 200, {
           id,
           uri: `${receiver.url}/users/alice/statuses/${id}`,
           url: `${receiver.url}/@alice/${id}`,
         });
+      }
+      // An edit (docs.joinmastodon.org/methods/statuses/#edit): GET the status, PUT its new text.
+      const status = /^\/api\/v1\/statuses\/(\d+)$/.exec(path);
+      const index = status ? Number(status[1]) - 1001 : -1;
+      const made = fake.statuses[index];
+      if (status && made && request.method === 'GET') {
+        const ids = (made.media_ids as string[] | undefined) ?? [];
+        return json(response, 200, { id: status[1], media_attachments: ids.map((id) => ({ id })) });
+      }
+      if (status && made && request.method === 'PUT') {
+        const body = JSON.parse(request.body) as { status?: string; media_ids?: string[] };
+        if (body.status && length(body.status) > fake.maxCharacters) {
+          return json(response, 422, {
+            error: `Validation failed: Text character limit of ${fake.maxCharacters} exceeded`,
+          });
+        }
+        fake.edits[status[1]!]!.push(body);
+        return json(response, 200, { id: status[1] });
       }
       return json(response, 404, { error: 'Record not found' });
     })();
@@ -133,6 +155,8 @@ export interface FakeMicropub {
   files: Upload[];
   /** Each create, as its syntax gave it: form fields (repeated ones as arrays) or the JSON object. */
   entries: { syntax: 'form' | 'json'; body: unknown }[];
+  /** Each update (3.4): the entry's URL and what it replaced. */
+  updates: { url: string; replace: unknown }[];
   close(): Promise<void>;
 }
 
@@ -143,6 +167,7 @@ export async function startMicropub(token: string, options: { mediaEndpoint: boo
     endpoint: `${receiver.url}/micropub`,
     files: [],
     entries: [],
+    updates: [],
     close: () => receiver.close(),
   };
   receiver.answer = (request, response) => {
@@ -162,7 +187,15 @@ export async function startMicropub(token: string, options: { mediaEndpoint: boo
       if (request.method === 'POST' && request.path === '/micropub') {
         const type = request.headers['content-type'] ?? '';
         if (type === 'application/json') {
-          const body = JSON.parse(request.body) as { type?: unknown; properties?: unknown };
+          const body = JSON.parse(request.body) as { type?: unknown; properties?: unknown; action?: unknown };
+          // An update (3.4): replace a property of an entry made here.
+          if (body.action === 'update') {
+            const update = body as { url?: unknown; replace?: unknown };
+            const entry = typeof update.url === 'string' ? /\/entries\/(\d+)$/.exec(update.url) : null;
+            if (!entry || !fake.entries[Number(entry[1]) - 1]) return json(response, 400, { error: 'invalid_request' });
+            fake.updates.push({ url: update.url as string, replace: update.replace });
+            return response.writeHead(204).end();
+          }
           if (!Array.isArray(body.type) || typeof body.properties !== 'object') {
             return json(response, 400, { error: 'invalid_request' });
           }

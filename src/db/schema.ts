@@ -274,9 +274,14 @@ export interface DeliveriesTable {
   /** The target's own id for the post (a Bluesky at:// URI, a Mastodon status id; migration 0016). */
   remote_id?: string | null;
   last_error: string | null;
+  /** How sending the post's latest edit went (migration 0040); null when it was never edited. */
+  edit_status?: EditStatus | null;
+  edit_error?: string | null;
   created_at: number;
   updated_at: number;
 }
+
+export type EditStatus = 'pending' | 'delivered' | 'failed' | 'unsupported';
 
 export interface JobsTable {
   id: string;

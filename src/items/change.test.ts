@@ -70,7 +70,7 @@ describe('changing an item', () => {
       method: 'POST',
       url: `/posts/id/${id}`,
       headers: { authorization: `Bearer ${ownerToken}` },
-      payload: { text: 'rewritten' },
+      payload: { media_ids: [] },
     });
     expect(unknown.statusCode).toBe(400);
     const own = await t.app.inject({ url: `/posts/id/${id}` });

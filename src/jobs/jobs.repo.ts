@@ -206,6 +206,15 @@ export function latestJobFor(db: Db, kind: string, ref: string): Promise<JobRow 
     .executeTakeFirst();
 }
 
+/** Replaces a job's payload (stored as JSON), whatever its state: what a later attempt sends. */
+export async function setJobPayload(db: Db, id: string, payload: unknown, now: number): Promise<void> {
+  await db
+    .updateTable('jobs')
+    .set({ payload: JSON.stringify(payload), updated_at: now })
+    .where('id', '=', id)
+    .execute();
+}
+
 /** Queues an ended job again from its first attempt, due at once, with a new payload (stored as JSON). */
 export async function restartJob(db: Db, id: string, payload: unknown, now: number): Promise<void> {
   await db

@@ -188,7 +188,7 @@ export interface OutboundOptions {
 }
 
 export interface OutboundRequest {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PUT';
   headers?: Record<string, string>;
   /** Held in memory (never a stream), so a 307/308 redirect can send it again. */
   body?: string | Uint8Array | FormData;

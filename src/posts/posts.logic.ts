@@ -3,7 +3,7 @@ import type { Auth } from '../core/caller.ts';
 import { type FieldError, invalid } from '../core/errors.ts';
 import { pageOf, toPageQuery, type Page } from '../items/items.logic.ts';
 import { readItem, readsExactly } from '../items/access.ts';
-import { deleteOwnItem } from '../items/writes.logic.ts';
+import { changeOwnItem, deleteOwnItem } from '../items/writes.logic.ts';
 import { deleteResponsesNaming } from '../core/idempotency.repo.ts';
 import type { ListContext } from '../items/kinds.ts';
 import { newId } from '../lib/ids.ts';
@@ -17,9 +17,17 @@ import {
   mediaInPosts,
   ownMediumScopes,
   selectPostPage,
+  setPostText,
   type PostRow,
 } from './posts.repo.ts';
-import { TEXT_MAX, type Delivery, type NewPost, type Post, type PostsParams } from './posts.schemas.ts';
+import {
+  TEXT_MAX,
+  type Delivery,
+  type NewPost,
+  type Post,
+  type PostChangeBody,
+  type PostsParams,
+} from './posts.schemas.ts';
 
 /** Each post's deliveries by post id, for the owner's view of the post object. */
 export type DeliveriesOf = (db: Db, userId: string, postIds: readonly string[]) => Promise<Map<string, Delivery[]>>;
@@ -42,6 +50,8 @@ export interface PostDeliveries {
   retry(db: Db, userId: string, postId: string, serviceId: string, now: number): Promise<Delivery>;
   /** Inside a post's deletion: its deliveries and their queued jobs go with it. */
   forget(trx: Db, userId: string, postId: string): Promise<void>;
+  /** Inside an edit of its text: each delivery sends the new text, or the edit (services/deliveries.edit.ts). */
+  edited(trx: Db, userId: string, post: Post, now: number): Promise<void>;
 }
 
 /** How a new post is delivered. */
@@ -123,6 +133,37 @@ export async function getPost(db: Db, id: string, auth: Auth | undefined, delive
   return { ...post, deliveries: (await deliveriesOf(db, row.user_id, [row.id])).get(row.id) ?? [] };
 }
 
+/** A post's text, trimmed, and what is wrong with it. */
+function checkedText(raw: string): { text: string; errors: FieldError[] } {
+  const text = raw.trim();
+  const length = [...text].length;
+  if (length >= 1 && length <= TEXT_MAX) return { text, errors: [] };
+  return { text, errors: [{ path: 'body/text', message: `must be 1 to ${TEXT_MAX} characters after trimming` }] };
+}
+
+/**
+ * POST /posts/id/<id>: the owner changes the scope or the text. A new text goes on to every
+ * delivery (services/deliveries.edit.ts): not yet made, it sends the new text; made, to the
+ * services that take edits. 404 for a post that is not the caller's.
+ */
+export async function changePost(
+  db: Db,
+  id: string,
+  change: PostChangeBody,
+  auth: Auth,
+  deliveries: PostDeliveries,
+): Promise<Post> {
+  const checked = change.text === undefined ? undefined : checkedText(change.text);
+  if (checked && checked.errors.length > 0) throw invalid('The change is invalid', checked.errors);
+  await db.transaction().execute(async (trx) => {
+    await changeOwnItem(trx, 'posts', id, { scope: change.scope }, auth);
+    if (checked && (await setPostText(trx, auth.userId, id, checked.text))) {
+      await deliveries.edited(trx, auth.userId, await getPost(trx, id, auth, deliveries.of), nowMs());
+    }
+  });
+  return getPost(db, id, auth, deliveries.of);
+}
+
 /**
  * POST /posts (docs/api.md "Writing"): stores the post in the caller's collection and, in the
  * same transaction, one pending delivery and one job per distinct service of the groups. A valid
@@ -136,12 +177,7 @@ export async function createPost(
   delivery: DeliveryOptions,
 ): Promise<Post> {
   const userId = owner.id;
-  const textErrors: FieldError[] = [];
-  const text = input.text.trim();
-  const length = [...text].length;
-  if (length < 1 || length > TEXT_MAX) {
-    textErrors.push({ path: 'body/text', message: `must be 1 to ${TEXT_MAX} characters after trimming` });
-  }
+  const { text, errors: textErrors } = checkedText(input.text);
   const scope = input.scope ?? (await getSettings(db, userId)).defaultScopes.posts;
   const mediaIds = input.media_ids ?? [];
   const own = await ownMediumScopes(db, userId, mediaIds);

@@ -37,6 +37,18 @@ async function insertLinks(db: Db, links: { user_id: string; medium_id: string; 
       .execute();
 }
 
+/** Sets a post's text; false when it was that already. */
+export async function setPostText(db: Db, userId: string, id: string, text: string): Promise<boolean> {
+  const result = await db
+    .updateTable('posts')
+    .set({ text })
+    .where('user_id', '=', userId)
+    .where('id', '=', id)
+    .where('text', '<>', text)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
 /** Forgets which media a deleted post showed. */
 export async function deletePostLinks(db: Db, userId: string, postId: string): Promise<void> {
   await db.deleteFrom('post_media').where('user_id', '=', userId).where('post_id', '=', postId).execute();

@@ -7,10 +7,9 @@ import { problems } from '../http/schemas.ts';
 import { strictBody } from '../http/strict-body.ts';
 import { registerItemReads } from '../items/reads.routes.ts';
 import { registerItemWrites } from '../items/writes.routes.ts';
-import { changeOwnItem, type ItemChange } from '../items/writes.logic.ts';
 import type { PageCache } from '../items/public-pages.ts';
 import { ATOM, JSON_FEED, renderPosts } from './posts.feeds.ts';
-import { createPost, deletePost, getPost, listPosts, type PostDeliveries } from './posts.logic.ts';
+import { changePost, createPost, deletePost, getPost, listPosts, type PostDeliveries } from './posts.logic.ts';
 import { idempotent } from '../core/idempotency.ts';
 import {
   NewPostBody,
@@ -19,6 +18,7 @@ import {
   PostSchema,
   PostsQuery,
   type Post,
+  type PostChangeBody,
   type PostsParams,
 } from './posts.schemas.ts';
 
@@ -101,7 +101,7 @@ export async function postsRoutes(fastify: FastifyInstance, options: PostsRoutes
     },
   );
 
-  registerItemWrites<ItemChange>(app, {
+  registerItemWrites<PostChangeBody>(app, {
     table: 'posts',
     one: 'post',
     permission: 'create_post',
@@ -110,12 +110,16 @@ export async function postsRoutes(fastify: FastifyInstance, options: PostsRoutes
     delete: (id, auth) => deletePost(db, id, auth, options.deliveries),
     change: {
       summary: 'Change one of your posts',
-      takes: '`{scope}` (partial: what is left out stays)',
+      takes:
+        '`{scope, text}` (partial: what is left out stays). A new text goes to the deliveries not yet made, and ' +
+        'as an edit to the services that take edits (Mastodon, Micropub); the others (Bluesky, webhooks) keep ' +
+        "the first text, and each delivery's `edit_status` says which",
       body: PostChange,
       objectRef: 'Post',
       apply: async (id, change, auth) => {
-        await changeOwnItem(db, 'posts', id, change, auth);
-        return getPost(db, id, auth, options.deliveries.of);
+        const post = await changePost(db, id, change, auth, options.deliveries);
+        if (post.deliveries?.some((d) => d.edit_status === 'pending')) options.onJobsQueued?.();
+        return post;
       },
     },
   });

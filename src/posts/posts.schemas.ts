@@ -12,6 +12,15 @@ const Point = Type.Object(
 
 /** Where sending a post to a service stands (also in `Delivery` below). */
 export const DeliveryStatusSchema = literalUnion(['pending', 'delivered', 'failed', 'cancelled']);
+export const EditStatusSchema = literalUnion(['pending', 'delivered', 'failed', 'unsupported']);
+const EditFields = {
+  edit_status: Type.Union([EditStatusSchema, Type.Null()], {
+    description:
+      'How the latest edit of the text reached the service: null when the post was never edited after this ' +
+      'delivery, `unsupported` for services that take no edits (Bluesky, webhooks).',
+  }),
+  edit_error: Type.Union([Type.String(), Type.Null()], { description: "The last edit attempt's error, if any." }),
+};
 
 /** The state of sending a post to one service, as its owner sees it on the post. */
 const PostDeliverySchema = Type.Object({
@@ -21,6 +30,7 @@ const PostDeliverySchema = Type.Object({
   remote_url: Type.Union([Type.String(), Type.Null()]),
   remote_id: Type.Union([Type.String(), Type.Null()]),
   last_error: Type.Union([Type.String(), Type.Null()]),
+  ...EditFields,
   updated_at: Type.Number(),
 });
 export type Delivery = Static<typeof PostDeliverySchema>;
@@ -108,10 +118,23 @@ export const DeliverySchema = Type.Object(
       description: "The target's own id for it: a Bluesky record's at:// URI, a Mastodon status id; else null.",
     }),
     last_error: Type.Union([Type.String(), Type.Null()]),
+    ...EditFields,
     updated_at: Type.Number({ description: 'Unix epoch seconds.' }),
   },
   { $id: 'Delivery', description: 'The state of sending one post to one service.' },
 );
 
 /** POST /posts/id/<id>: what a post's owner may change after the fact. */
-export const PostChange = Type.Object({ scope: Type.Optional(ScopeSchema) }, { additionalProperties: false });
+export const PostChange = Type.Object(
+  {
+    scope: Type.Optional(ScopeSchema),
+    text: Type.Optional(
+      Type.String({
+        maxLength: TEXT_MAX * 4,
+        description: `1 to ${TEXT_MAX} characters after trimming. Sent on to the services that take edits.`,
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type PostChangeBody = Static<typeof PostChange>;

@@ -35,7 +35,7 @@ export function postPageUrl(baseUrl: string, username: string, postId: string): 
  * the delivery fails at once, the refusal its error, and can be tried again once the rules or
  * the service change.
  */
-async function refusalIsFinal<R>(send: () => Promise<R>): Promise<R> {
+export async function refusalIsFinal<R>(send: () => Promise<R>): Promise<R> {
   try {
     return await send();
   } catch (error) {

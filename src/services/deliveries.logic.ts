@@ -27,6 +27,8 @@ export function toDelivery(row: DeliveryRow): Delivery {
     remote_url: row.remote_url,
     remote_id: row.remote_id ?? null,
     last_error: row.last_error,
+    edit_status: row.edit_status ?? null,
+    edit_error: row.edit_error ?? null,
     updated_at: msToSeconds(row.updated_at),
   };
 }

@@ -26,8 +26,13 @@ const notRetryable = (status: string) =>
     `The delivery is ${status}: only a failed or cancelled delivery can be tried again.`,
   );
 
-/** The post as it was sent, rebuilt from its row when the first job is gone (housekeeping). */
-async function sentPost(db: Db, userId: string, postId: string, baseUrl: string): Promise<OutgoingPost | undefined> {
+/** The post as it is now, as a delivery carries it (a retry whose first job is gone, an edit). */
+export async function sentPost(
+  db: Db,
+  userId: string,
+  postId: string,
+  baseUrl: string,
+): Promise<OutgoingPost | undefined> {
   const row = await db
     .selectFrom('posts')
     .selectAll()

@@ -138,6 +138,8 @@ describe('connectors', () => {
       remote_url: null,
       remote_id: null,
       last_error: null,
+      edit_status: null,
+      edit_error: null,
       updated_at: clock / 1000,
     });
   });

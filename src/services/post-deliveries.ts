@@ -4,6 +4,7 @@ import type { PostDeliveries } from '../posts/posts.logic.ts';
 import { deliveriesForPosts, enqueueDeliveries, groupErrors, outgoingPost } from './deliveries.logic.ts';
 import { deleteDeliveries } from './deliveries.repo.ts';
 import { retryDelivery } from './deliveries.retry.ts';
+import { deliverEdit } from './deliveries.edit.ts';
 
 export function postDeliveries(options: { baseUrl: string; maxAttempts: number }): PostDeliveries {
   return {
@@ -20,5 +21,7 @@ export function postDeliveries(options: { baseUrl: string; maxAttempts: number }
     retry: (db, userId, postId, serviceId, now) =>
       retryDelivery(db, userId, postId, serviceId, { baseUrl: options.baseUrl, maxAttempts: options.maxAttempts, now }),
     forget: (trx, userId, postId) => deleteDeliveries(trx, userId, postId),
+    edited: (trx, userId, post, now) =>
+      deliverEdit(trx, userId, outgoingPost(post, options.baseUrl), { maxAttempts: options.maxAttempts, now }),
   };
 }

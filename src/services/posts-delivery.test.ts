@@ -86,6 +86,8 @@ describe('POST /posts delivery', () => {
       remote_url: null,
       remote_id: null,
       last_error: null,
+      edit_status: null,
+      edit_error: null,
       updated_at: expect.any(Number) as unknown,
     });
   });

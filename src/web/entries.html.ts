@@ -4,7 +4,7 @@
 import { html, type Html } from '../lib/html.ts';
 import { getMedium } from '../media/media.logic.ts';
 import type { Medium } from '../media/media.schemas.ts';
-import type { Delivery, Post } from '../posts/posts.schemas.ts';
+import { TEXT_MAX, type Delivery, type Post } from '../posts/posts.schemas.ts';
 import { listServices } from '../services/services.logic.ts';
 import { deleteButton } from './buttons.html.ts';
 import { itemMedia, mediumAlt, scopeBadge } from './items.html.ts';
@@ -49,9 +49,25 @@ export async function entryExtras(
   return { media: byId, services };
 }
 
+/** What became of the latest edit of the text at one service, in words; empty when never edited. */
+function editWords(d: Delivery): Html | string {
+  switch (d.edit_status) {
+    case 'pending':
+      return html`, edit ${d.edit_error ? html`waiting (last try: ${d.edit_error})` : 'on its way'}`;
+    case 'delivered':
+      return ', edit delivered';
+    case 'failed':
+      return html`, <span class="status-failed">edit failed</span> (${d.edit_error ?? 'no reason given'})`;
+    case 'unsupported':
+      return ', takes no edits: it keeps the first text';
+    default:
+      return '';
+  }
+}
+
 /**
  * Where a post went: each service, its delivery's status and, when an attempt failed, the error
- * (a pending delivery with an error is waiting to be tried again).
+ * (a pending delivery with an error is waiting to be tried again), and what became of an edit.
  */
 function deliveriesLine(deliveries: readonly Delivery[], services: ReadonlyMap<string, string>): Html {
   return html`<p class="meta deliveries">
@@ -61,7 +77,7 @@ function deliveriesLine(deliveries: readonly Delivery[], services: ReadonlyMap<s
         html`${i > 0 ? '; ' : ''}${services.get(d.service_id) ?? d.service_id}:
           <span class="status-${d.status}">${d.status}</span>${
             d.last_error ? html` (${d.status === 'pending' ? 'last try: ' : ''}${d.last_error})` : ''
-          }`,
+          }${editWords(d)}`,
     )}
   </p>`;
 }
@@ -79,6 +95,24 @@ export function postEntry(post: Post, extras: EntryExtras, timezone: string, ms:
       ${post.location ? html`<p class="meta">At ${post.location.lat}, ${post.location.lon}</p>` : ''}
       ${post.deliveries && post.deliveries.length > 0 ? deliveriesLine(post.deliveries, extras.services) : ''}
     </div>
+    <details class="edit">
+      <summary>Edit the text<span class="visually-hidden"> of this post</span></summary>
+      <form data-api="POST /posts/id/${post.id}" data-done="reload">
+        <label for="edit-${post.id}">Text</label>
+        <textarea
+          id="edit-${post.id}"
+          name="text"
+          required
+          maxlength="${TEXT_MAX * 4}"
+          aria-describedby="edit-${post.id}-help"
+        >
+${post.text}</textarea>
+        <p class="help" id="edit-${post.id}-help">
+          Mastodon and Micropub sites get the new text as an edit; Bluesky and webhooks keep the first.
+        </p>
+        <button type="submit">Save the text</button>
+      </form>
+    </details>
     <div class="actions">
       <button type="button" class="secondary small" data-change="/posts/id/${post.id}" data-scope="${other}">
         Make ${other}<span class="visually-hidden"> this post</span>

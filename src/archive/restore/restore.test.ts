@@ -377,6 +377,9 @@ describe('restoring an export', () => {
         remote_url: 'https://hook.example/posts/1',
         remote_id: 'at://did:plc:mover/app.bsky.feed.post/3k',
         last_error: null,
+        // An edit's state is not part of the archive: a restored delivery was never edited.
+        edit_status: null,
+        edit_error: null,
         updated_at: 1_700_000_000,
       },
     ]);

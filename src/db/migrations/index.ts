@@ -28,6 +28,7 @@ import * as m0032 from './0032_public_copies.ts';
 import * as m0033 from './0033_visits.ts';
 import * as m0037 from './0037_visit_spans.ts';
 import * as m0039 from './0039_post_media.ts';
+import * as m0040 from './0040_delivery_edits.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_users': m0001,
@@ -57,4 +58,5 @@ export const migrations: Record<string, Migration> = {
   '0033_visits': m0033,
   '0037_visit_spans': m0037,
   '0039_post_media': m0039,
+  '0040_delivery_edits': m0040,
 };

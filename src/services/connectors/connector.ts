@@ -84,6 +84,12 @@ export interface PublishResult {
   remoteId?: string | null;
 }
 
+/** An edit of a delivered post: the post as it is now, and where the target put it. */
+export interface UpdateRequest extends Omit<PublishRequest, 'media'> {
+  remoteId: string | null;
+  remoteUrl: string | null;
+}
+
 /** The answer of `POST /services/<id>/test` (docs/api.md "Services and groups"). */
 export interface TestResult {
   /** The target accepted the test (a 2xx, or valid credentials). */
@@ -104,6 +110,9 @@ export interface Connector {
   /** Publishes a post. Throws DeliveryError; any other error counts as temporary. Absent:
    * the type publishes nothing, and cannot be a member of a service group. */
   publish?(request: PublishRequest): Promise<PublishResult>;
+  /** Sends a new text of a post it delivered. Throws DeliveryError. Absent: the type takes no
+   * edits, and the delivery's `edit_status` says `unsupported`. */
+  update?(request: UpdateRequest): Promise<void>;
   /** Reads what a tracker app sends to the service's ingest URL. Absent: the type has no
    * ingest URL and no ingest token. */
   ingest?: Ingest;

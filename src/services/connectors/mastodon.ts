@@ -7,6 +7,9 @@
 // MediaAttachment was created successfully, but the full-size file is still processing", then
 // GET /api/v1/media/:id answers "206 Partial content: ... still being processed" until it is done.
 // The length limit comes from GET /api/v2/instance (`configuration.statuses.max_characters`).
+// An edit (docs.joinmastodon.org/methods/statuses/#edit) is PUT /api/v1/statuses/:id with the
+// new `status` and the `media_ids` to keep: those are read first (GET /api/v1/statuses/:id),
+// since an edit without them would drop the status's media.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Type } from 'typebox';
 import { FormData } from 'undici';
@@ -82,6 +85,27 @@ export const mastodon: Connector = {
     if (!made) throw new DeliveryError(`the server at ${new URL(url).origin} answered without a status`, false);
     const remote = typeof made.url === 'string' ? made.url : typeof made.uri === 'string' ? made.uri : null;
     return { remoteUrl: remote, remoteId: typeof made.id === 'string' ? made.id : null };
+  },
+
+  async update({ post, pageUrl, serviceId, config, secrets, outbound, now, remoteId }) {
+    if (!remoteId) throw new DeliveryError('the server gave no id for the status, so it cannot be edited', true);
+    const base = withSlash(config.instance_url ?? '');
+    const auth = { authorization: `Bearer ${secrets.access_token ?? ''}` };
+    const url = new URL(`api/v1/statuses/${encodeURIComponent(remoteId)}`, base).href;
+    const current = await outbound.request(url, { method: 'GET', headers: auth });
+    if (current.status === 404) throw new DeliveryError('the status is gone from the server', true);
+    if (!current.ok) throw await httpFailure(current, url);
+    const status = (await current.json().catch(() => null)) as { media_attachments?: { id?: unknown }[] } | null;
+    const mediaIds = (status?.media_attachments ?? []).flatMap((m) => (typeof m.id === 'string' ? [m.id] : []));
+    const limits = await instanceLimits(outbound, base, `${serviceId} ${base}`, now());
+    const text = fitText(post.text, limits.maxCharacters, pageUrl, (t) => mastodonLength(t, limits.charactersPerUrl));
+    const response = await outbound.request(url, {
+      method: 'PUT',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ status: text, ...(mediaIds.length > 0 ? { media_ids: mediaIds } : {}) }),
+    });
+    if (!response.ok) throw await httpFailure(response, url);
+    await response.body?.cancel();
   },
 
   // GET /api/v1/accounts/verify_credentials: "Test to make sure that the user token works."

@@ -5,6 +5,8 @@
 // (3.6: "the Media Endpoint MUST return ... 201 Created ... with a Location header"), else the
 // public copies' URLs are sent; then the entry is created in the JSON syntax (3.3.2), which
 // carries each photo's alt text (`{"value", "alt"}`). Without media, form-encoded (3.3.1).
+// An edit is an update (3.4): `{"action": "update", "url": ..., "replace": {"content": [...]}}`
+// in the JSON syntax, to the URL the create answered with.
 // Micropub has no idempotency key, so a retry after a lost answer can post twice; the
 // worker's lease keeps that to the crash case.
 import { Type } from 'typebox';
@@ -63,6 +65,18 @@ export const micropub: Connector = {
     await response.body?.cancel();
     const location = response.headers.get('location');
     return { remoteUrl: location ? new URL(location, url).href : null };
+  },
+
+  async update({ post, config, secrets, outbound, remoteUrl }) {
+    if (!remoteUrl) throw new DeliveryError('the site gave no URL for the post, so it cannot be edited', true);
+    const url = config.endpoint ?? '';
+    const response = await outbound.request(url, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${secrets.access_token ?? ''}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ action: 'update', url: remoteUrl, replace: { content: [post.text] } }),
+    });
+    if (!response.ok) throw await httpFailure(response, url);
+    await response.body?.cancel();
   },
 
   // `q=config` (3.7.1) needs the token, so its answer says whether the token works.
