@@ -69,7 +69,19 @@ function editWords(d: Delivery): Html | string {
  * Where a post went: each service, its delivery's status and, when an attempt failed, the error
  * (a pending delivery with an error is waiting to be tried again), and what became of an edit.
  */
-function deliveriesLine(deliveries: readonly Delivery[], services: ReadonlyMap<string, string>): Html {
+function deliveriesLine(postId: string, deliveries: readonly Delivery[], services: ReadonlyMap<string, string>): Html {
+  const settled = deliveries.filter((d) => d.status === 'failed' || d.status === 'cancelled');
+  // A failed or cancelled delivery can be tried again wherever it is shown (docs/api.md "Deliveries").
+  const retries = settled.map((d) => {
+    const name = services.get(d.service_id) ?? d.service_id;
+    return html`<form data-api="POST /posts/id/${postId}/deliveries/${d.service_id}/retry" data-done="reload">
+      <button type="submit" class="secondary small">Retry ${name}</button>
+    </form>`;
+  });
+  return html`${deliveriesText(deliveries, services)}${retries.length ? html`<div class="retries">${retries}</div>` : ''}`;
+}
+
+function deliveriesText(deliveries: readonly Delivery[], services: ReadonlyMap<string, string>): Html {
   return html`<p class="meta deliveries">
     Deliveries:
     ${deliveries.map(
@@ -93,7 +105,7 @@ export function postEntry(post: Post, extras: EntryExtras, timezone: string, ms:
       <p class="text">${post.text}</p>
       ${itemMedia(post.media_ids, extras.media)}
       ${post.location ? html`<p class="meta">At ${post.location.lat}, ${post.location.lon}</p>` : ''}
-      ${post.deliveries && post.deliveries.length > 0 ? deliveriesLine(post.deliveries, extras.services) : ''}
+      ${post.deliveries && post.deliveries.length > 0 ? deliveriesLine(post.id, post.deliveries, extras.services) : ''}
     </div>
     <details class="edit">
       <summary>Edit the text<span class="visually-hidden"> of this post</span></summary>

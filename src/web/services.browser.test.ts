@@ -73,5 +73,12 @@ describe('a webhook the outbound rules refuse', () => {
     expect((await deliveries.innerText()).replace(/\s+/g, ' ').trim()).toBe(
       `Deliveries: Home server: failed (${REFUSAL})`,
     );
+    // Retry beside it: the API takes it (202), and the rules refuse it again.
+    const [retried] = await Promise.all([
+      page.waitForResponse((r) => r.url().endsWith(`/posts/id/${post.id}/deliveries/${service.id}/retry`)),
+      page.locator(`#post-${post.id}`).getByRole('button', { name: 'Retry Home server' }).click(),
+    ]);
+    expect(retried.status()).toBe(202);
+    await expect.poll(delivery, WAIT).toEqual({ status: 'failed', attempts: 2, last_error: REFUSAL });
   });
 });
