@@ -9,7 +9,7 @@ import type { Purged } from './housekeeping/housekeeping.ts';
 import { tightenDataFolder } from './lib/data-folder.ts';
 import { createLogger } from './logger.ts';
 import type { Logger } from 'pino';
-import { issueSetupToken } from './users/setup.logic.ts';
+import { setupNotice } from './users/setup.logic.ts';
 
 export function openConfiguredDatabase(config: Config): Database {
   return openDatabase(databaseOptions(config));
@@ -79,14 +79,8 @@ export async function serve(config: Config): Promise<void> {
     `Waypost is listening; open ${config.baseUrl}/`,
   );
 
-  const setupToken = await issueSetupToken(database.db);
-  if (setupToken) {
-    logger.warn(
-      { setup_url: `${config.baseUrl}/setup?token=${setupToken}` },
-      `No account exists yet. Create the first one at ${config.baseUrl}/setup?token=${setupToken} ` +
-        '(works once, for 24 hours), or run: npm run waypost -- user add <username>',
-    );
-  }
+  const setup = await setupNotice(database.db, config.baseUrl);
+  if (setup) logger.warn({ setup_url: setup.setup_url }, setup.message);
 }
 
 /** `waypost worker`: runs jobs only, until SIGINT/SIGTERM (then finishes the ones in flight). */
