@@ -46,8 +46,10 @@ import { usersRoutes } from './users/users.routes.ts';
 import { browserSessions } from './account/sessions.http.ts';
 import { signInRoutes } from './account/sign-in.routes.ts';
 import { accountDeleteRoutes } from './web/account-delete.routes.ts';
+import { passwordRoutes } from './web/password.routes.ts';
 import { accountRoutes } from './web/account.routes.ts';
 import { viewsRoutes } from './views/views.routes.ts';
+import { viewPageHtml, viewProblemHtml } from './web/view-page.html.ts';
 import { visitorRoutes } from './web/visitor.routes.ts';
 import { assetRoutes } from './web/assets.ts';
 import { webAppRoutes } from './web/app.routes.ts';
@@ -157,6 +159,7 @@ export async function buildApp({ config, database, logger, onJobsQueued }: AppDe
   await app.register(accountRoutes, { db, config });
   await app.register(assetRoutes, { config });
   await app.register(webAppRoutes, { db, config, pages: APP_PAGES });
+  await app.register(passwordRoutes, { db, config });
   await app.register(accountDeleteRoutes, {
     database,
     config,
@@ -188,7 +191,12 @@ export async function buildApp({ config, database, logger, onJobsQueued }: AppDe
   await app.register(deliveriesRoutes, { db, deliveries, onJobsQueued });
   await app.register(trackersRoutes, { db });
   await app.register(settingsRoutes, { db });
-  await app.register(viewsRoutes, { db, baseUrl: config.baseUrl, cursors });
+  await app.register(viewsRoutes, {
+    db,
+    baseUrl: config.baseUrl,
+    cursors,
+    pages: { page: viewPageHtml, problem: viewProblemHtml },
+  });
   await app.register(infoRoutes, { config });
   await app.register(exportRoutes, { database, config });
 

@@ -80,6 +80,7 @@ describe('waypost serve', () => {
       .join('; ');
     const created = await fetch(`${base}/setup`, {
       method: 'POST',
+      redirect: 'manual',
       headers: { 'content-type': 'application/x-www-form-urlencoded', cookie, 'sec-fetch-site': 'same-origin' },
       body: new URLSearchParams({
         csrf,
@@ -89,7 +90,8 @@ describe('waypost serve', () => {
         password_again: 'pa55word-never-logged',
       }),
     });
-    expect(created.status).toBe(201);
+    expect(created.status).toBe(303);
+    expect(created.headers.get('location')).toBe('/');
     await fetch(`${base}/healthz`, {
       headers: { authorization: 'Bearer bearer-never-logged', cookie: 'c=cookie-never-logged' },
     });

@@ -9,7 +9,8 @@ import type { Purged } from './housekeeping/housekeeping.ts';
 import { tightenDataFolder } from './lib/data-folder.ts';
 import { createLogger } from './logger.ts';
 import type { Logger } from 'pino';
-import { issueSetupToken } from './users/setup.logic.ts';
+import { setupNotice } from './users/setup.logic.ts';
+import { loopbackBaseUrl } from './web/trackers/trackers.page.ts';
 
 export function openConfiguredDatabase(config: Config): Database {
   return openDatabase(databaseOptions(config));
@@ -79,14 +80,16 @@ export async function serve(config: Config): Promise<void> {
     `Waypost is listening; open ${config.baseUrl}/`,
   );
 
-  const setupToken = await issueSetupToken(database.db);
-  if (setupToken) {
+  const unreachable = loopbackBaseUrl(config.baseUrl);
+  if (unreachable) {
     logger.warn(
-      { setup_url: `${config.baseUrl}/setup?token=${setupToken}` },
-      `No account exists yet. Create the first one at ${config.baseUrl}/setup?token=${setupToken} ` +
-        '(works once, for 24 hours), or run: npm run waypost -- user add <username>',
+      { base_url: unreachable },
+      `Trackers' QR codes and ingest URLs point at ${unreachable}, which a phone cannot reach: set WAYPOST_BASE_URL ` +
+        'to the address phones reach this server at (e.g. https://waypost.example.org or http://192.168.1.20:8080) and start again',
     );
   }
+  const setup = await setupNotice(database.db, config.baseUrl);
+  if (setup) logger.warn({ setup_url: setup.setup_url }, setup.message);
 }
 
 /** `waypost worker`: runs jobs only, until SIGINT/SIGTERM (then finishes the ones in flight). */

@@ -39,12 +39,19 @@ export async function webTestApp(env: Record<string, string> = {}) {
   };
 }
 
-/** Signs in through the sign-in form the page shows. */
+/** Signs in through the sign-in form the page shows; signing in lands on the timeline. */
 export async function signInThroughPage(page: Page, baseUrl: string, username: string, password: string) {
   await page.goto(`${baseUrl}/account`);
   await page.getByLabel('Username').fill(username);
   await page.getByLabel('Password').fill(password);
-  await Promise.all([page.waitForURL(`${baseUrl}/account`), page.getByRole('button', { name: 'Sign in' }).click()]);
+  await Promise.all([page.waitForURL(`${baseUrl}/`), page.getByRole('button', { name: 'Sign in' }).click()]);
+}
+
+/** Every axe-core violation on the page, of any impact, as `rule (targets)` lines. */
+export async function axeViolations(page: Page): Promise<string[]> {
+  const { default: AxeBuilder } = await import('@axe-core/playwright');
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  return violations.map((v) => `${v.id} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
 }
 
 /** A photo-like JPEG: sky, hills and a sun. */

@@ -200,7 +200,7 @@ describe('forms before signing in carry a token bound to the nonce cookie', () =
     expect(await t.database.db.selectFrom('users').select('id').where('username', '=', 'newcomer').execute()).toEqual(
       [],
     );
-    expect((await jar.request('POST', '/register', { ...fields, csrf }, SAME_ORIGIN)).statusCode).toBe(201);
+    expect((await jar.request('POST', '/register', { ...fields, csrf }, SAME_ORIGIN)).statusCode).toBe(303); // signed in
 
     const fresh = await buildTestApp();
     try {
@@ -213,7 +213,7 @@ describe('forms before signing in carry a token bound to the nonce cookie', () =
       expect((await setupJar.request('POST', '/setup', { ...setup, csrf: setupCsrf }, crossSite)).statusCode).toBe(403);
       expect(await countRows(fresh.database, 'users')).toBe(0);
       expect((await setupJar.request('POST', '/setup', { ...setup, csrf: setupCsrf }, SAME_ORIGIN)).statusCode).toBe(
-        201,
+        303, // signed in, onto the timeline
       );
     } finally {
       await fresh.close();

@@ -43,3 +43,8 @@ export async function purgeExpiredSessions(db: Db, now: number): Promise<number>
   const result = await db.deleteFrom('web_sessions').where('expires_at', '<', now).executeTakeFirst();
   return Number(result.numDeletedRows);
 }
+
+/** Ends every session of a person (their password changed): each browser signs in again. */
+export async function deleteUserSessions(db: Db, userId: string): Promise<void> {
+  await db.deleteFrom('web_sessions').where('user_id', '=', userId).execute();
+}

@@ -13,8 +13,12 @@ import { signInPage, signInWith } from './sign-in.ts';
 
 type Form = { Body: { username?: string; password?: string; csrf?: string; next?: string } | undefined };
 
-/** A path on this server to go to after signing in; anything else is the account page. */
-export function localPath(next: unknown, fallback = '/account'): string {
+/**
+ * A path on this server to go to after signing in; without one, the timeline (`/`), where a
+ * person signing in means to be. The OAuth consent's sign-in keeps its own return path
+ * (src/oauth/interaction.routes.ts).
+ */
+export function localPath(next: unknown, fallback = '/'): string {
   return typeof next === 'string' && /^\/(?![/\\])[^\s]*$/.test(next) ? next : fallback;
 }
 
@@ -26,7 +30,7 @@ export function accountSignInPage(
   extra: { username?: string; error?: string; next?: string } = {},
 ): string {
   const csrf = csrfToken(request, reply, config.baseUrl, config.secretKey);
-  const next = extra.next && extra.next !== '/account' ? `?next=${encodeURIComponent(extra.next)}` : '';
+  const next = extra.next && extra.next !== '/' ? `?next=${encodeURIComponent(extra.next)}` : '';
   return signInPage({ action: `/account/sign-in${next}`, csrf, ...extra });
 }
 

@@ -2,6 +2,7 @@ import type { Config } from '../config.ts';
 import { signInLimits } from '../account/sign-in-limits.logic.ts';
 import { parseArgs } from 'node:util';
 import { accountTraces } from '../account-traces.ts';
+import { setupNotice } from '../users/setup.logic.ts';
 import { deleteAccount } from '../users/account-deletion.logic.ts';
 import type { Database } from '../db/database.ts';
 import { mediaStorage } from '../media/media.storage.ts';
@@ -55,6 +56,9 @@ export async function userCommand(database: Database, config: Config, args: stri
       // The same deletion as the account page's: docs/data-ownership.md.
       await deleteAccount(database, user.id, accountTraces(mediaStorage(config.dataDir), signInLimits(config)));
       out.info(`deleted user ${user.username}`);
+      // The last account gone: a new setup link, as a start of the server would print.
+      const setup = await setupNotice(db, config.baseUrl);
+      if (setup) out.info(setup.message);
       return;
     }
     default:

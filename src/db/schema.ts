@@ -247,6 +247,15 @@ export interface ServicesTable {
   ingest_token_hash: string | null;
   /** What the connector keeps between deliveries (a Bluesky session), sealed like `secrets`; null if none (migration 0016). */
   state?: string | null;
+  /** Trackers (migration 0035): when points last arrived (ms), and how many on the owner's local day `points_day`. */
+  last_point_at?: number | null;
+  points_day?: number | null;
+  points_today?: number;
+  /** Trackers: the last refused request that carried a token the tracker had, and why. */
+  refused_at?: number | null;
+  refused_reason?: string | null;
+  /** Trackers: SHA-256 of the token the newest one replaced. */
+  previous_token_hash?: string | null;
 }
 
 export interface ServiceGroupsTable {

@@ -148,10 +148,17 @@ export function ownedServiceTypes(db: Db, userId: string, ids: readonly string[]
   return selectOwned<string>(db, 'services', 'type', userId, ids);
 }
 
+/** A new ingest token; the one it replaces is kept as `previous_token_hash`, to recognise a phone still sending it. */
 export async function setIngestTokenHash(db: Db, userId: string, id: string, hash: string, now: number): Promise<void> {
   await db
     .updateTable('services')
-    .set({ ingest_token_hash: hash, updated_at: now })
+    .set((eb) => ({
+      previous_token_hash: eb.ref('ingest_token_hash'),
+      ingest_token_hash: hash,
+      refused_at: null,
+      refused_reason: null,
+      updated_at: now,
+    }))
     .where('user_id', '=', userId)
     .where('id', '=', id)
     .execute();
@@ -161,7 +168,7 @@ export async function setIngestTokenHash(db: Db, userId: string, id: string, has
 export function findTrackerRow(db: Db, id: string) {
   return db
     .selectFrom('services')
-    .select(['id', 'user_id', 'type', 'enabled', 'status', 'last_error', 'ingest_token_hash'])
+    .select(['id', 'user_id', 'type', 'enabled', 'status', 'last_error', 'ingest_token_hash', 'previous_token_hash'])
     .where('id', '=', id)
     .executeTakeFirst();
 }
@@ -189,4 +196,41 @@ export async function groupsWithEnabledServices(
   const services = new Set<string>();
   for (const row of rows) if (row.service_id !== null) services.add(row.service_id);
   return { owned: new Set(rows.map((row) => row.group_id)), serviceIds: [...services].sort() };
+}
+
+/** A tracker's request refused although it carried a token the tracker had (docs/trackers.md "The tracker page"). */
+export async function recordTrackerRefusal(
+  db: Db,
+  id: string,
+  reason: 'replaced_token' | 'switched_off',
+  now: number,
+): Promise<void> {
+  await db.updateTable('services').set({ refused_at: now, refused_reason: reason }).where('id', '=', id).execute();
+}
+
+/** Points arrived from a tracker: when, and the count of the owner's local `day` (days since 1970-01-01). */
+export async function recordTrackerPoints(db: Db, id: string, now: number, day: number, count: number): Promise<void> {
+  await db
+    .updateTable('services')
+    .set((eb) => ({
+      last_point_at: now,
+      points_today: eb
+        .case()
+        .when('points_day', '=', day)
+        .then(eb('points_today', '+', count))
+        .else(count)
+        .end(),
+      points_day: day,
+    }))
+    .where('id', '=', id)
+    .execute();
+}
+
+/** The trackers' activity columns of a person's services (migration 0035). */
+export function listTrackerActivityRows(db: Db, userId: string) {
+  return db
+    .selectFrom('services')
+    .select(['id', 'last_point_at', 'points_day', 'points_today', 'refused_at', 'refused_reason'])
+    .where('user_id', '=', userId)
+    .execute();
 }

@@ -7,6 +7,7 @@ import { decoyHash, hashPassword, verifyPassword } from './passwords.ts';
 import { feedUrls } from './public-urls.ts';
 import {
   findUserByUsername,
+  deleteSetupTokens,
   insertUser,
   listUserRows,
   updatePasswordHash,
@@ -75,6 +76,9 @@ export async function createUser(
   };
   try {
     await insertUser(db, row);
+    // An account exists now: a setup link printed earlier must never work again, even once the
+    // server is empty again (src/users/setup.logic.ts).
+    await deleteSetupTokens(db);
   } catch (error) {
     // Two requests for the same name at once: the unique index decides.
     if (isUniqueViolation(error)) throw usernameTaken(input.username);

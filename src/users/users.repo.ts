@@ -26,6 +26,11 @@ export async function updatePasswordHash(db: Db, id: string, passwordHash: strin
   await db.updateTable('users').set({ password_hash: passwordHash, updated_at: now }).where('id', '=', id).execute();
 }
 
+/** Ends every setup link (src/users/setup.logic.ts): one exists only while no account does. */
+export async function deleteSetupTokens(db: Db): Promise<void> {
+  await db.deleteFrom('setup_tokens').execute();
+}
+
 export async function countUsers(db: Db): Promise<number> {
   const row = await db
     .selectFrom('users')

@@ -10,7 +10,10 @@ import { IdParams } from '../items/items.schemas.ts';
 import { LocationSchema } from '../locations/locations.schemas.ts';
 import { MediumSchema } from '../media/media.schemas.ts';
 import { PostSchema } from '../posts/posts.schemas.ts';
-import { createView, deleteView, listViews, readView, updateView } from './views.logic.ts';
+import { AppError } from '../core/errors.ts';
+import { prefersHtml } from '../http/negotiation.ts';
+import type { FastifyReply } from 'fastify';
+import { createView, deleteView, listViews, readView, updateView, type ViewWithItems } from './views.logic.ts';
 import { NewViewBody, ViewChangeBody, ViewItemsQuery, ViewSchema } from './views.schemas.ts';
 
 // The access rule of every view route, as the OpenAPI document states it (docs/api-views.md).
@@ -44,9 +47,15 @@ const ViewWithItems = Type.Object(
   { description: 'The view and the first page (or the page the cursor names) of its items.' },
 );
 
+/** How a view is shown to a browser (src/web/view-page.html.ts), given by src/app.ts. */
+export interface ViewPages {
+  page: (view: ViewWithItems, nextHref: string | undefined) => string;
+  problem: (status: number, message: string) => string;
+}
+
 export async function viewsRoutes(
   fastify: FastifyInstance,
-  { db, baseUrl, cursors }: { db: Db; baseUrl: string; cursors: Cursors },
+  { db, baseUrl, cursors, pages }: { db: Db; baseUrl: string; cursors: Cursors; pages?: ViewPages | undefined },
 ) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.addSchema(ViewSchema);
@@ -100,7 +109,8 @@ export async function viewsRoutes(
         summary: 'A view with a page of its items',
         description:
           `${ACCESS} Takes the collection parameters; the items obey the same scope rules as the collections, ` +
-          'and the `Link` header names the next page.',
+          'and the `Link` header names the next page. A request that prefers `text/html` to JSON (a browser) ' +
+          'gets the same page of items as an HTML page (`Vary: Accept`).',
         tags: ['views'],
         params: IdParams,
         querystring: ViewItemsQuery,
@@ -108,9 +118,27 @@ export async function viewsRoutes(
       },
     },
     async (request, reply) => {
-      const { view, next } = await readView(db, baseUrl, request.params.id, request.auth, request.query, cursors);
-      if (next) void reply.header('link', nextLink(baseUrl, request.url, next));
-      return view;
+      // Content negotiation: a browser gets the view as a page, apps the JSON (src/web/view-page.html.ts).
+      void reply.header('vary', 'Accept');
+      if (!pages || !prefersHtml(request.headers.accept)) {
+        const { view, next } = await readView(db, baseUrl, request.params.id, request.auth, request.query, cursors);
+        if (next) void reply.header('link', nextLink(baseUrl, request.url, next));
+        return view;
+      }
+      const page = (status: number, body: string) =>
+        (reply as unknown as FastifyReply)
+          .code(status)
+          .type('text/html; charset=utf-8')
+          .header('cache-control', 'no-store')
+          .send(body);
+      try {
+        const { view, next } = await readView(db, baseUrl, request.params.id, request.auth, request.query, cursors);
+        const link = next ? /^<([^>]+)>/.exec(nextLink(baseUrl, request.url, next))?.[1] : undefined;
+        return await page(200, pages.page(view, link));
+      } catch (error) {
+        if (!(error instanceof AppError) || error.status >= 500) throw error;
+        return page(error.status, pages.problem(error.status, error.message));
+      }
     },
   );
 

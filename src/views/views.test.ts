@@ -585,6 +585,62 @@ describe('merged paging across the three kinds', () => {
   });
 });
 
+describe('in a browser', () => {
+  const BROWSER = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+  const open = (url: string, accept: string | undefined, token?: string) =>
+    t.app.inject({ method: 'GET', url, headers: { ...headers(token), ...(accept ? { accept } : {}) } });
+
+  it('answers a browser with a page of the same public items, and apps with the JSON', async () => {
+    const made = await post('/views', { name: 'Shared <walks>', description: 'For friends', scope: 'public' });
+    expect(made.statusCode).toBe(201);
+    const { id } = made.json<ViewBody>();
+
+    const page = await open(`/views/${id}`, BROWSER);
+    expect(page.statusCode).toBe(200);
+    expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(page.headers.vary).toContain('Accept');
+    expect(page.body).toContain('<h1>Shared &lt;walks&gt;</h1>');
+    expect(page.body).toContain('For friends');
+    expect(page.body).toContain('<div class="text">post 0</div>');
+    expect(page.body).toContain('<div class="text">post 2</div>');
+    expect(page.body).not.toContain('<div class="text">post 1</div>'); // the private post
+    expect(page.body).not.toContain('<script>'); // no inline script under the CSP
+
+    for (const accept of ['application/json', '*/*', undefined, 'text/html;q=0.5, application/json']) {
+      const json = await open(`/views/${id}`, accept);
+      expect(json.statusCode, String(accept)).toBe(200);
+      expect(json.headers['content-type'], String(accept)).toBe('application/json; charset=utf-8');
+      expect(
+        json
+          .json<ViewBody>()
+          .items.map((entry) => entry.item.id)
+          .sort(),
+      ).toEqual(KINDS.flatMap((kind) => ids[kind].public).sort());
+    }
+  });
+
+  it('shows refusals as pages with the same statuses', async () => {
+    const secret = await post('/views', { name: 'Mine only' });
+    const { id } = secret.json<ViewBody>();
+    const stranger = await open(`/views/${id}`, BROWSER);
+    expect(stranger.statusCode).toBe(401);
+    expect(stranger.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(stranger.body).toContain('This view is private');
+    const missing = await open(`/views/${newId()}`, BROWSER);
+    expect(missing.statusCode).toBe(404);
+    expect(missing.body).toContain('<h1>Not found</h1>');
+    const foreign = await open(`/views/${id}`, BROWSER, tok.other);
+    expect(foreign.statusCode).toBe(404);
+    expect(foreign.body).toBe(missing.body);
+    const owners = await open(`/views/${id}`, BROWSER, tok.all);
+    expect(owners.statusCode).toBe(200);
+    expect(owners.body).toContain('<div class="text">post 1</div>');
+    const badCursor = await open(`/views/${id}?cursor=nonsense`, BROWSER, tok.all);
+    expect(badCursor.statusCode).toBe(400);
+    expect(badCursor.headers['content-type']).toBe('text/html; charset=utf-8');
+  });
+});
+
 describe('no input makes a 5xx', () => {
   it('every class of body of POST /views and POST /views/<id>, and of query of GET /views/<id>, gets its exact answer', async () => {
     const view = await create({ name: 'target' });

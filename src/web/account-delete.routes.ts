@@ -7,6 +7,7 @@ import { deleteAccount, type AccountTraces } from '../users/account-deletion.log
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import { findUserById } from '../users/users.repo.ts';
+import { setupNotice } from '../users/setup.logic.ts';
 import { html, type Html } from '../lib/html.ts';
 import { page } from '../account/plain-page.ts';
 import { seeOther, sendHtml } from '../account/replies.ts';
@@ -82,12 +83,24 @@ export async function accountDeleteRoutes(
     }
     await deleteAccount(database, user.id, traces);
     await endSession(db, request, reply, config.baseUrl);
+    // The last account gone: the log gets a new setup link, as at a start (src/users/setup.logic.ts).
+    const setup = await setupNotice(db, config.baseUrl);
+    if (setup) request.log.warn({ setup_url: setup.setup_url }, setup.message);
     return send(
       reply,
       200,
       'Account deleted',
       html`<h1>Your account is deleted</h1>
-        <p>The account ${user.username} and everything it held are gone from this server.</p>`,
+        <p>The account ${user.username} and everything it held are gone from this server.</p>
+        ${
+          setup
+            ? html`<p>
+                This server has no account now. The server printed a new setup link to its log, for whoever runs it to
+                create an account again.
+              </p>`
+            : ''
+        }
+        <p><a href="/">Home</a></p>`,
     );
   });
 }

@@ -34,7 +34,7 @@ const sessionCookie = (response: Response) =>
   response.headers.getSetCookie().find((line) => line.startsWith('wp_session='));
 
 describe('signing in on /account', () => {
-  it('shows an accessible form, then the account; the session cookie is HttpOnly, SameSite=Lax, stored hashed', async () => {
+  it('shows an accessible form, then the timeline; the session cookie is HttpOnly, SameSite=Lax, stored hashed', async () => {
     const user = await createTestUser(t.database);
     const browser = new Browser();
     const page = await (await browser.request(`${t.baseUrl}/account`)).text();
@@ -43,7 +43,7 @@ describe('signing in on /account', () => {
 
     const response = await signIn(browser, user.username, user.password);
     expect(response.status).toBe(303);
-    expect(response.headers.get('location')).toBe('/account');
+    expect(response.headers.get('location')).toBe('/'); // the timeline, where a person signing in means to be
     const cookie = sessionCookie(response)!;
     expect(cookie).toMatch(/^wp_session=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Lax; Max-Age=\d+$/);
     expect(cookie).not.toContain('Secure'); // plain http here; https base URLs add Secure
@@ -55,6 +55,25 @@ describe('signing in on /account', () => {
     const account = await (await browser.request(`${t.baseUrl}/account`)).text();
     expect(account).toContain(`Signed in as <strong>${user.username}</strong>`);
     expect(account).toContain('You have not authorized any app.');
+  });
+
+  it('goes back to the page that asked for the sign-in, a path on this server only', async () => {
+    const user = await createTestUser(t.database);
+    const browser = new Browser();
+    const asked = await (await browser.request(`${t.baseUrl}/app/settings`)).text();
+    const form = formOf(asked)!;
+    expect(form.action).toBe('/account/sign-in?next=%2Fapp%2Fsettings');
+    const fields = { csrf: form.csrf, username: user.username, password: user.password };
+    const back = await browser.request(`${t.baseUrl}${form.action}`, { form: fields });
+    expect(back.status).toBe(303);
+    expect(back.headers.get('location')).toBe('/app/settings');
+    const other = new Browser();
+    const fresh = await signInPage(other);
+    const elsewhere = await other.request(`${t.baseUrl}/account/sign-in?next=%2F%2Fevil.example%2F`, {
+      form: { ...fields, csrf: fresh.csrf },
+    });
+    expect(elsewhere.status).toBe(303);
+    expect(elsewhere.headers.get('location')).toBe('/');
   });
 
   it('rotates the session id on every sign-in', async () => {

@@ -39,7 +39,7 @@ export const appsPage: AppPage = {
     return {
       title: 'Your account',
       body: html`<h1>Your account</h1>
-        <p>Signed in as <strong>${viewer.username}</strong>.</p>
+        <p>Signed in as <strong>${viewer.username}</strong>. <a href="/account/password">Change your password</a></p>
         <h2>Apps you have authorized</h2>
         <p>Revoking an app ends every token it holds; it must ask you again to get back in.</p>
         ${list}

@@ -35,18 +35,31 @@ function bar(layout: Layout): Html {
     </div>`;
   }
   const entries = NAV.filter((entry) => entry.always || pages?.has(entry.path));
+  const here = entries.find((entry) => entry.path === current);
+  // The pages sit in a disclosure (a <details>, so it opens by keyboard and without a script):
+  // on a phone a "Menu" button that names the current page and opens every entry at once; from
+  // 60rem on the stylesheet shows the entries in the bar and hides the button (app.css).
   return html`<div class="bar">
     <a class="brand" href="/">Waypost</a>
-    <nav class="site-nav" aria-label="Pages">
-      <ul>
-        ${entries.map(
-          (entry) =>
-            html`<li>
-              <a href="${entry.path}" ${entry.path === current ? html`aria-current="page"` : ''}>${entry.label}</a>
-            </li>`,
-        )}
-      </ul>
-    </nav>
+    <details class="menu">
+      <summary>
+        <span class="menu-icon" aria-hidden="true"></span> Menu${
+          here
+            ? html`<span class="menu-here"><span class="visually-hidden">, this page:</span> ${here.label}</span>`
+            : ''
+        }
+      </summary>
+      <nav class="site-nav" aria-label="Pages">
+        <ul>
+          ${entries.map(
+            (entry) =>
+              html`<li>
+                <a href="${entry.path}" ${entry.path === current ? html`aria-current="page"` : ''}>${entry.label}</a>
+              </li>`,
+          )}
+        </ul>
+      </nav>
+    </details>
     <div class="who">
       <span>Signed in as <strong>${viewer.username}</strong></span>
       <form method="post" action="/account/sign-out">

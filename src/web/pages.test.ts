@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formOf } from '../../test/browser.ts';
+import { Browser, formOf } from '../../test/browser.ts';
+import { listeningTestApp } from '../../test/server.ts';
 import { buildTestApp, countRows, createTestUser, type TestApp } from '../../test/helpers.ts';
 import { issueSetupToken } from '../users/setup.logic.ts';
 import { authenticate } from '../users/users.logic.ts';
@@ -64,8 +65,18 @@ describe('first run', () => {
     expect(await countRows(t.database, 'users')).toBe(0);
 
     const created = await t.app.inject({ method: 'POST', url: '/setup', ...form(fields) });
-    expect(created.statusCode).toBe(201);
+    // Signed in at once, onto the timeline.
+    expect(created.statusCode).toBe(303);
+    expect(created.headers.location).toBe('/');
     expect(await authenticate(t.database.db, 'first', 'first password!')).toMatchObject({ username: 'first' });
+    const session = [created.headers['set-cookie'] ?? []]
+      .flat()
+      .map((line) => String(line).split(';')[0])
+      .find((pair) => pair?.startsWith('wp_session='));
+    const timeline = await t.app.inject({ method: 'GET', url: '/', headers: { cookie: session! } });
+    expect(timeline.statusCode).toBe(200);
+    expect(timeline.body).toContain('<h1>Timeline</h1>');
+    expect(timeline.body).toContain('Signed in as <strong>first</strong>');
 
     const again = await t.app.inject({ method: 'POST', url: '/setup', ...form({ ...fields, username: 'second' }) });
     expect(again.statusCode).toBe(403);
@@ -92,6 +103,46 @@ describe('first run', () => {
   });
 });
 
+describe('setup links over time', () => {
+  let t: Awaited<ReturnType<typeof listeningTestApp>>;
+  beforeAll(async () => {
+    t = await listeningTestApp();
+  });
+  afterAll(() => t.close());
+  const opens = async (token: string) =>
+    (await t.app.inject({ method: 'GET', url: `/setup?token=${token}` })).statusCode;
+
+  it('works only for the newest link, never once an account existed, and a new one comes when the last account goes', async () => {
+    const earlier = (await issueSetupToken(t.database.db))!;
+    const newer = (await issueSetupToken(t.database.db))!; // the next start's link replaces it
+    expect(await opens(earlier)).toBe(403);
+    expect(await opens(newer)).toBe(200);
+
+    // An account made on the server's command line, then deleted through its page.
+    const person = await createTestUser(t.database);
+    expect(await opens(newer)).toBe(403);
+    const browser = new Browser();
+    const signInForm = formOf(await (await browser.request(`${t.baseUrl}/account`)).text())!;
+    await browser.request(`${t.baseUrl}${signInForm.action}`, {
+      form: { csrf: signInForm.csrf, username: person.username, password: person.password },
+    });
+    const { csrf } = formOf(await (await browser.request(`${t.baseUrl}/account/delete`)).text())!;
+    const done = await browser.request(`${t.baseUrl}/account/delete`, { form: { csrf, password: person.password } });
+    expect(done.status).toBe(200);
+    const said = await done.text();
+    expect(said).toContain('The server printed a new setup link to its log');
+
+    // The server is empty again; the link from before the account stays dead, a new one works.
+    expect(await opens(newer)).toBe(403);
+    const rows = await t.database.db.selectFrom('setup_tokens').selectAll().execute();
+    expect(rows).toHaveLength(1);
+    const home = (await t.app.inject({ method: 'GET', url: '/' })).body;
+    expect(home).toContain('has no account yet');
+    expect(home).toContain('when the last account is');
+    expect(home).not.toContain('when it started');
+  });
+});
+
 describe('self-registration, when the operator opens it', () => {
   let t: TestApp;
   beforeAll(async () => {
@@ -104,7 +155,9 @@ describe('self-registration, when the operator opens it', () => {
     expect((await t.app.inject({ method: 'GET', url: '/' })).body).toContain('href="/register"');
     const form = await browserAt(t.app, '/register');
     const fields = { username: 'newcomer', password: 'good password', password_again: 'good password' };
-    expect((await t.app.inject({ method: 'POST', url: '/register', ...form(fields) })).statusCode).toBe(201);
+    const registered = await t.app.inject({ method: 'POST', url: '/register', ...form(fields) });
+    expect(registered.statusCode).toBe(303); // signed in, onto the timeline
+    expect(registered.headers.location).toBe('/');
     const taken = await t.app.inject({ method: 'POST', url: '/register', ...form({ ...fields, username: 'TAKEN' }) });
     expect(taken.statusCode).toBe(409);
     expect(taken.body).toContain('The username &quot;TAKEN&quot; is taken.');

@@ -227,6 +227,9 @@ export const settingsPage: AppPage = {
         <button type="submit">Save zones</button>
       </form>
 
+      <h2>Password</h2>
+      <p><a href="/account/password">Change your password</a></p>
+
       <h2>Your data</h2>
       <p>
         <a class="button secondary" href="/export" download>Export everything</a>

@@ -24,6 +24,8 @@ export function appPage(options: {
   csrf: string;
   current: string;
   pages: ReadonlySet<string>;
+  /** Asset names of the page's own ES modules. */
+  scripts?: readonly string[];
 }): string {
   return layout({ ...options, styles: ['public.css'] });
 }

@@ -1,7 +1,8 @@
 // The pages a person sees before signing in: the home page for visitors, first-run setup and,
 // when the operator opens it, self-registration. Their forms carry the pre-session CSRF token
 // (src/account/csrf.ts) like the sign-in form.
-import { sendHtml } from '../account/replies.ts';
+import { seeOther, sendHtml } from '../account/replies.ts';
+import { startSession } from '../account/sessions.http.ts';
 import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
@@ -89,10 +90,11 @@ export async function homeForVisitor(
           ? html`<section aria-labelledby="setup">
               <h2 id="setup">Setting up</h2>
               <p>
-                This server has no account yet. To create the first one, open the <strong>setup link</strong> that the
-                server printed to its log when it started (it works once, for 24 hours), or run on the server:
+                This server has no account yet. To create the first one, open the newest <strong>setup link</strong>
+                in the server's log: one is printed when the server starts with no account and when the last account is
+                deleted, and only the newest works, once, for 24 hours. Or run on the server:
               </p>
-              <pre><code>npm run waypost -- user add &lt;username&gt;</code></pre>
+              <p><code>npm run waypost -- user add &lt;username&gt;</code></p>
             </section>`
           : ''
       }
@@ -142,16 +144,9 @@ export async function visitorRoutes(app: FastifyInstance, { db, config }: { db: 
     if (refused) return refused;
     try {
       const user = await redeemSetupToken(db, typeof form.token === 'string' ? form.token : '', newUserFrom(form));
-      return sendPage(
-        reply,
-        201,
-        'Account created',
-        html`<h1>Welcome, ${user.displayName}</h1>
-          <p>
-            Your account <strong>${user.username}</strong> exists. Connect an app to it: the app sends you here to sign
-            in and to approve the permissions it asks for.
-          </p>`,
-      );
+      // Signed in at once, onto the timeline: the person who just chose the password is the one here.
+      await startSession(db, request, reply, config.baseUrl, user.id);
+      return seeOther(reply, '/');
     } catch (error) {
       if (!(error instanceof AppError) || error.status >= 500) throw error;
       if (error.code === 'setup_link_invalid')
@@ -188,13 +183,8 @@ export async function visitorRoutes(app: FastifyInstance, { db, config }: { db: 
       if (refused) return refused;
       try {
         const user = await createUser(db, newUserFrom(form));
-        return sendPage(
-          reply,
-          201,
-          'Account created',
-          html`<h1>Welcome, ${user.displayName}</h1>
-            <p>Your account <strong>${user.username}</strong> exists.</p>`,
-        );
+        await startSession(db, request, reply, config.baseUrl, user.id);
+        return seeOther(reply, '/');
       } catch (error) {
         if (!(error instanceof AppError) || error.status >= 500) throw error;
         return sendPage(

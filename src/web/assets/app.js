@@ -279,3 +279,14 @@ document.addEventListener('submit', async (event) => {
     if (button instanceof HTMLButtonElement) button.disabled = false;
   }
 });
+
+// The phone menu (a <details> in the bar, src/web/layout.ts) closes with Escape, as a menu
+// button's list does, and gives the focus back to its button.
+const menu = document.querySelector('details.menu');
+if (menu instanceof HTMLDetailsElement) {
+  menu.addEventListener('keydown', (event) => {
+    if (event.key !== 'Escape' || !menu.open) return;
+    menu.open = false;
+    menu.querySelector('summary')?.focus();
+  });
+}

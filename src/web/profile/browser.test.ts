@@ -236,7 +236,7 @@ describe('the signed-in Map page', () => {
     await opened.page.getByLabel('Username').fill(person.username);
     await opened.page.getByLabel('Password').fill(person.password);
     await opened.page.getByRole('button', { name: 'Sign in' }).click();
-    await opened.page.waitForURL(/\/account$/);
+    await opened.page.waitForURL(`${t.baseUrl}/`);
     await opened.page.goto(`${t.baseUrl}${path}`);
     return opened;
   }

@@ -32,7 +32,8 @@ async function trackersPage(browser: Browser) {
   return { body, csrf: /name="csrf" value="([^"]+)"/.exec(body)![1]! };
 }
 
-const tokenIn = (body: string) => /<dt>Token<\/dt>\s*<dd><code>([A-Za-z0-9_-]{43})<\/code><\/dd>/.exec(body)?.[1];
+const tokenIn = (body: string) =>
+  /<dt>Token<\/dt>\s*<dd class="copyable">\s*<code id="fresh-token">([A-Za-z0-9_-]{43})<\/code>/.exec(body)?.[1];
 
 function owntracksPoint(url: string, username: string, token: string) {
   return fetch(url, {
@@ -190,5 +191,92 @@ describe('the Trackers page', () => {
       '<p class="error" role="alert" id="add-error">Give the tracker a name of 1 to 100 characters.</p>',
     );
     expect(body).toContain('aria-describedby="add-error"');
+  });
+});
+
+describe('managing a tracker from the page', () => {
+  async function withTracker() {
+    const owner = await signedIn();
+    const { csrf } = await trackersPage(owner.browser);
+    const created = await (
+      await owner.browser.request(`${t.baseUrl}/app/trackers`, { form: { csrf, type: 'owntracks', name: 'Phone' } })
+    ).text();
+    const token = tokenIn(created)!;
+    const url = /<dt>URL<\/dt>\s*<dd><code>([^<]+)<\/code><\/dd>/.exec(created)![1]!;
+    return { ...owner, csrf, token, url, id: url.split('/').at(-1)! };
+  }
+  const statusOf = (body: string) => /<dd class="tracker-status [a-z]+" data-status>([^<]+)<\/dd>/.exec(body)?.[1];
+
+  it('tells the truth: waiting, working with a count, refused for a replaced token', async () => {
+    const { browser, user, csrf, token, url, id } = await withTracker();
+    expect(statusOf((await trackersPage(browser)).body)).toBe('Waiting for the first point.');
+    expect((await owntracksPoint(url, user.username, token)).status).toBe(200);
+    const working = (await trackersPage(browser)).body;
+    expect(statusOf(working)).toBe('Working.');
+    expect(working).toContain('<dd data-today>1</dd>');
+    expect(working).not.toContain('<dd data-last>None yet</dd>');
+
+    // "New token" asks first; the answer to the question makes it.
+    const asked = await browser.request(`${t.baseUrl}/app/trackers/${id}/token`);
+    expect(asked.status).toBe(200);
+    const question = await asked.text();
+    expect(question).toContain('A new token for Phone?');
+    expect(tokenIn(question)).toBeUndefined();
+    const rotated = await browser.request(`${t.baseUrl}/app/trackers/${id}/token`, { form: { csrf } });
+    expect(rotated.status).toBe(200);
+    expect((await owntracksPoint(url, user.username, token)).status).toBe(401);
+    expect(statusOf((await trackersPage(browser)).body)).toMatch(
+      /^Refused: the phone still sends a token that was replaced \(last at \d{4}-\d{2}-\d{2} \d{2}:\d{2}\)\./,
+    );
+  });
+
+  it('renames, switches off (ingest refused with 403) and on, and deletes after asking', async () => {
+    const { browser, user, csrf, token, url, id } = await withTracker();
+    const off = await browser.request(`${t.baseUrl}/app/trackers/${id}`, { form: { csrf, name: 'Old phone' } });
+    expect(off.status).toBe(200);
+    const offPage = await off.text();
+    expect(offPage).toContain('Saved Old phone: switched off.');
+    expect(statusOf(offPage)).toBe('Switched off: the phone’s points are refused until you switch it on.');
+    const refused = await owntracksPoint(url, user.username, token);
+    expect(refused.status).toBe(403);
+    expect((await refused.json()) as { code: string }).toMatchObject({ code: 'service_disabled' });
+    const blank = await browser.request(`${t.baseUrl}/app/trackers/${id}`, {
+      form: { csrf, name: ' ', enabled: 'on' },
+    });
+    expect(blank.status).toBe(400);
+    const on = await browser.request(`${t.baseUrl}/app/trackers/${id}`, {
+      form: { csrf, name: 'Old phone', enabled: 'on' },
+    });
+    expect(on.status).toBe(200);
+    expect((await owntracksPoint(url, user.username, token)).status).toBe(200);
+
+    const other = await signedIn();
+    const { csrf: otherCsrf } = await trackersPage(other.browser);
+    expect((await other.browser.request(`${t.baseUrl}/app/trackers/${id}/delete`)).status).toBe(404);
+    const foreign = await other.browser.request(`${t.baseUrl}/app/trackers/${id}/delete`, {
+      form: { csrf: otherCsrf },
+    });
+    expect(foreign.status).toBe(404);
+    const renamed = await other.browser.request(`${t.baseUrl}/app/trackers/${id}`, {
+      form: { csrf: otherCsrf, name: 'Mine now', enabled: 'on' },
+    });
+    expect(renamed.status).toBe(404);
+
+    const asked = await browser.request(`${t.baseUrl}/app/trackers/${id}/delete`);
+    expect(await asked.text()).toContain('Delete Old phone?');
+    const forged = await browser.request(`${t.baseUrl}/app/trackers/${id}/delete`, { form: { csrf: 'x'.repeat(43) } });
+    expect(forged.status).toBe(403);
+    const deleted = await browser.request(`${t.baseUrl}/app/trackers/${id}/delete`, { form: { csrf } });
+    expect(deleted.status).toBe(200);
+    expect(await deleted.text()).toContain('Deleted Old phone. The points it sent stay in your history.');
+    expect((await owntracksPoint(url, user.username, token)).status).toBe(401);
+    expect(await t.database.db.selectFrom('services').select('id').where('id', '=', id).execute()).toEqual([]);
+  });
+
+  it('says that a loopback address is one no phone can reach, and what to set', async () => {
+    const { browser } = await signedIn();
+    const body = (await trackersPage(browser)).body;
+    expect(body).toContain('A phone cannot reach these addresses.');
+    expect(body).toContain(`They point at <code>${t.baseUrl}</code>`);
   });
 });
