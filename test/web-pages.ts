@@ -24,6 +24,7 @@ export const WEB_PAGES: readonly WebPage[] = [
   { name: 'year', path: '/app/years/{year}' },
   { name: 'services', path: '/app/services' },
   { name: 'views', path: '/app/views' },
+  { name: 'imports', path: '/app/imports' },
   { name: 'trackers', path: '/app/trackers' },
   { name: 'settings', path: '/app/settings' },
   { name: 'apps', path: '/account' },

@@ -95,7 +95,12 @@ async function mapView(db: Db, config: Config, viewer: Viewer, raw: Record<strin
       center
         ? ''
         : html`<p class="empty">
-            ${query.strangers ? 'You have no public points yet.' : 'No points yet: add a tracker or import a history.'}
+            ${
+              query.strangers
+                ? 'You have no public points yet.'
+                : html`No points yet: <a href="/app/trackers">add a tracker</a> or
+                    <a href="/app/imports">import a history</a>.`
+            }
           </p>`
     }
     <div
