@@ -153,7 +153,7 @@ describe('the Map page with a date range', () => {
   it('deletes a single point from its popup', async () => {
     // A day with one point: the map is fitted to it, so it is in the middle.
     const page = await open('/app/map?from=2019-06-12&until=2019-06-12');
-    expect(await page.locator('#map-count').textContent()).toMatch(/^\s*1 point from Wednesday, 12 June 2019/);
+    expect(await page.locator('#map-count').textContent()).toMatch(/^\s*1 point on Wednesday, 12 June 2019, public/);
     await expect.poll(() => drawn(page), WAIT).toBe(1);
     const box = (await map(page).locator('canvas').boundingBox())!;
     await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
@@ -167,7 +167,7 @@ describe('the Map page with a date range', () => {
     await remove.click();
     await expect.poll(() => page.locator('#map-status').textContent(), WAIT).toMatch(/^The point of .* was deleted\.$/);
     expect(question).toMatch(/^Delete the point of .*2019.*\? This cannot be undone\.$/);
-    expect(await page.locator('#map-count').textContent()).toMatch(/^\s*0 points from Wednesday, 12 June 2019/);
+    expect(await page.locator('#map-count').textContent()).toMatch(/^\s*0 points on Wednesday, 12 June 2019, public/);
     await expect.poll(() => drawn(page), WAIT).toBe(0);
     expect(await stored('2019-06-12T00:00:00Z', '2019-06-13T00:00:00Z')).toBe(0);
     await page.context().close();

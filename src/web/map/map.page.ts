@@ -106,13 +106,15 @@ async function mapView(
     return `/app/map?${params.toString()}`;
   };
   const between =
-    query.from && query.until
-      ? ` from ${dayHeading(query.from)} to ${dayHeading(query.until)}`
-      : query.from
-        ? ` from ${dayHeading(query.from)} on`
-        : query.until
-          ? ` until ${dayHeading(query.until)}`
-          : '';
+    query.from && query.from === query.until
+      ? ` on ${dayHeading(query.from)}`
+      : query.from && query.until
+        ? ` from ${dayHeading(query.from)} to ${dayHeading(query.until)}`
+        : query.from
+          ? ` from ${dayHeading(query.from)} on`
+          : query.until
+            ? ` until ${dayHeading(query.until)}`
+            : '';
   const shown = summary
     ? summary.points === 0
       ? `No points${between}.`
