@@ -167,6 +167,58 @@ describe('the Imports page', () => {
     await page.context().close();
   }, 120_000);
 
+  it('restores an export through the same form and lists what came back of each kind', async () => {
+    // Another person's export: a view and two points.
+    const other = await createTestUser(t.database);
+    const token = await tokenFor(t, other, ['write_locations', 'manage_views', 'export']);
+    const headers = { authorization: `Bearer ${token}` };
+    const view = await t.app.inject({
+      method: 'POST',
+      url: '/views',
+      headers,
+      payload: { name: 'Walks', kinds: ['locations'], filters: {}, scope: 'public' },
+    });
+    expect(view.statusCode).toBe(201);
+    await t.app.inject({
+      method: 'POST',
+      url: '/locations',
+      headers,
+      payload: [0, 1].map((i) => ({ time: T0 / 1000 + 86_400 + i * 60, lat: 52.36 + i * 0.001, lon: 4.9 })),
+    });
+    const archive = await t.app.inject({ method: 'GET', url: '/export', headers });
+    expect(archive.statusCode).toBe(200);
+
+    const page = await signedIn(1280);
+    await page.goto(`${t.baseUrl}/app/imports`);
+    await page.getByLabel('Choose a file, or drop it here').setInputFiles({
+      name: 'waypost-export.zip',
+      mimeType: 'application/zip',
+      buffer: archive.rawPayload,
+    });
+    await page.getByRole('button', { name: 'Upload and import' }).click();
+    const restore = card(page, 'waypost-export.zip');
+    await expect.poll(() => restore.locator('.import-status').textContent(), WAIT).toBe('Done');
+    expect(await restore.locator('.meta').first().textContent()).toContain('Waypost export (restore)');
+    expect((await counters(page, 'waypost-export.zip'))['Points stored']).toBe('2');
+    const restored = (await restore.locator('ul.restored li').allTextContents()).map((line) =>
+      line.replace(/\s+/g, ' ').trim(),
+    );
+    expect(restored).toContain('Views: 1 restored, 0 already here, 0 not restored');
+    expect(restored).toContain('Settings: 1 restored, 0 already here, 0 not restored');
+    // Undone: only the points go, and the question says so.
+    let question = '';
+    page.once('dialog', (dialog) => {
+      question = dialog.message();
+      void dialog.accept();
+    });
+    await restore.getByRole('button', { name: /^Undo/ }).click();
+    await expect.poll(() => restore.count(), WAIT).toBe(0);
+    expect(question).toBe(
+      'Undo the import of waypost-export.zip? The 2 points it stored will be deleted; points that were already here stay. Restored posts, media, services and settings stay.',
+    );
+    await page.context().close();
+  }, 120_000);
+
   it('is reached from Settings, says what a restore brings back, and is axe-clean at 360 and 1280 px, light and dark', async () => {
     const found: string[] = [];
     for (const width of [360, 1280]) {
