@@ -20,7 +20,9 @@ export const launchChromium = (): Promise<Browser> => chromium.launch(CHROMIUM);
 /** A listening app whose job worker runs in the background, so deliveries happen. */
 export async function webTestApp(env: Record<string, string> = {}) {
   const t = await listeningTestApp({ env: { WAYPOST_OUTBOUND_ALLOW: 'loopback', ...env } });
-  const runner = createJobRunner({ config: t.config, database: t.database });
+  // An import's child process connects to this test's own database (on PostgreSQL, one per file).
+  const importDatabase = { url: t.databaseUrl, sqlitePath: join(t.config.dataDir, 'waypost.db') };
+  const runner = createJobRunner({ config: t.config, database: t.database, importDatabase });
   let running = true;
   const loop = (async () => {
     while (running) {
