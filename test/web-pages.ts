@@ -21,9 +21,11 @@ export const WEB_PAGES: readonly WebPage[] = [
   { name: 'video', path: '/app/media/{video}' },
   { name: 'day', path: '/app/days/{day}' },
   { name: 'map', path: '/app/map' },
+  { name: 'map-range', path: '/app/map?from={day}&until={day}&draw=lines' },
   { name: 'year', path: '/app/years/{year}' },
   { name: 'services', path: '/app/services' },
   { name: 'views', path: '/app/views' },
+  { name: 'imports', path: '/app/imports' },
   { name: 'trackers', path: '/app/trackers' },
   { name: 'settings', path: '/app/settings' },
   { name: 'apps', path: '/account' },
@@ -38,6 +40,6 @@ export function pathOf(
     .replace('{photo}', demo.photoId)
     .replace('{video}', demo.videoId)
     .replace('{post}', demo.postId)
-    .replace('{day}', demo.day)
+    .replaceAll('{day}', demo.day)
     .replace('{year}', demo.day.slice(0, 4));
 }

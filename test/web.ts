@@ -20,7 +20,9 @@ export const launchChromium = (): Promise<Browser> => chromium.launch(CHROMIUM);
 /** A listening app whose job worker runs in the background, so deliveries happen. */
 export async function webTestApp(env: Record<string, string> = {}) {
   const t = await listeningTestApp({ env: { WAYPOST_OUTBOUND_ALLOW: 'loopback', ...env } });
-  const runner = createJobRunner({ config: t.config, database: t.database });
+  // An import's child process connects to this test's own database (on PostgreSQL, one per file).
+  const importDatabase = { url: t.databaseUrl, sqlitePath: join(t.config.dataDir, 'waypost.db') };
+  const runner = createJobRunner({ config: t.config, database: t.database, importDatabase });
   let running = true;
   const loop = (async () => {
     while (running) {
@@ -162,6 +164,16 @@ export async function seedDemo(
       scope: 'public',
     })),
   ]);
+  // A walk imported from a GPX file, for the Imports page (run by the app's worker).
+  const { uploadImport } = await import('./imports.ts');
+  const walk = Array.from(
+    { length: 12 },
+    (_, i) =>
+      `<trkpt lat="${(47.36 + i * 0.001).toFixed(4)}" lon="${(8.53 + i * 0.0015).toFixed(4)}"><time>${new Date((now - 3 * 86_400 + i * 60) * 1000).toISOString()}</time></trkpt>`,
+  ).join('');
+  const gpx = `<?xml version="1.0"?><gpx version="1.1" creator="demo" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>${walk}<trkpt lat="47.4" lon="8.6"></trkpt></trkseg></trk></gpx>`;
+  const imported = await uploadImport(t, token, gpx, 'lake-walk.gpx', { scope: 'private' });
+  if (imported.statusCode !== 202) throw new Error(`POST /imports: ${imported.statusCode} ${imported.body}`);
   await call('POST', '/posts', { text: 'Notes to self: buy new boots.', groups: [], scope: 'private' });
   const post = await call<{ id: string }>('POST', '/posts', {
     text: 'Up on the ridge before sunrise. The valley was still in fog, and the first light caught the far peaks. ☀️',

@@ -127,7 +127,11 @@ function pointFeatures(tile: Tile, unordered: TimedPoint[]): Record<string, Tile
   let previous: TimedPoint | undefined;
   for (const point of ordered) {
     const xy = at(point);
-    points.push({ type: 1, geometry: [xy], tags: { time: point.time / 1000 } });
+    // A point of this tile within half a unit of its east or south edge rounds onto the edge,
+    // which a renderer counts as the next tile's (MapLibre drew such a point nowhere): it stays
+    // on the last unit of its own tile. A line may end on the edge; it continues in the next tile.
+    const own: [number, number] = [Math.min(xy[0], EXTENT - 1), Math.min(xy[1], EXTENT - 1)];
+    points.push({ type: 1, geometry: [own], tags: { time: point.time / 1000 } });
     const broken =
       previous &&
       (point.time - previous.time > MOVING_MAX_GAP_MS ||

@@ -131,6 +131,20 @@ describe("the owner's tiles", () => {
     },
   );
 
+  it("keep a point within half a unit of the tile's south edge on the tile's last unit, where a renderer draws it", async () => {
+    // At zoom 13 this point is 4095.87 units down its tile: rounded, it would sit on the next tile's edge.
+    const carol = await createTestUser(t.database);
+    const point = { time: 1_560_000_000_000, lat: 52.3756, lon: 4.8984, scope: 'private' as const };
+    await insertItems(t.database, 'locations', carol.id, [point]);
+    const [x, y] = tileOf(point.lat, point.lon, 13);
+    expect([x, y]).toEqual([4207, 2691]);
+    const response = await get(`/locations/tiles/13/${x}/${y}.mvt`, await tokenFor(t, carol, ['get_private_scope']));
+    const layer = new VectorTile(new PbfReader(response.rawPayload)).layers.points!;
+    expect(layer.length).toBe(1);
+    const [[at]] = layer.feature(0).loadGeometry() as unknown as [[{ x: number; y: number }]];
+    expect(at).toEqual({ x: 1908, y: 4095 });
+  });
+
   it('hold the points themselves at high zoom, at their exact positions and times', async () => {
     const point = alicePoints[5]!;
     const [x, y] = tileOf(point.lat, point.lon, 16);

@@ -5,6 +5,7 @@ import { composePage } from './compose.page.ts';
 import { dayPage } from './days/day.page.ts';
 import { thisYearPage, yearPage } from './days/year.page.ts';
 import { placesPage } from './days/places.page.ts';
+import { importsPage } from './imports.page.ts';
 import { mediaPage, mediumPage } from './media.page.ts';
 import type { AppPage } from './page.ts';
 import { mapPage } from './map/map.page.ts';
@@ -26,6 +27,7 @@ export const APP_PAGES: readonly AppPage[] = [
   placesPage,
   servicesPage,
   viewsPage,
+  importsPage,
   trackersPage,
   settingsPage,
   appsPage,

@@ -235,6 +235,10 @@ export const settingsPage: AppPage = {
         <a class="button secondary" href="/export" download>Export everything</a>
         <span class="help">One ZIP file with every post, file and location, private ones included.</span>
       </p>
+      <p>
+        <a href="/app/imports">Import a location history or restore an export</a>
+        <span class="help">Google Takeout, GPX, KML, GeoJSON, CSV and more, or a Waypost export.</span>
+      </p>
       <p><a href="/account/delete">Delete your account</a> and all its data.</p>`;
     const head = html`<link rel="stylesheet" href="${mapFolderUrl('maplibre-gl.css')}" />
       <script type="module" src="${mapFolderUrl('settings-map.js')}"></script>`;

@@ -7,6 +7,8 @@
 //   data-tiles     the tile URL template ({z}/{x}/{y}); without it, no points (a page adds its own layers)
 //   data-basemap   JSON: {kind: "raster", tiles, attribution} | {kind: "style", url} | {kind: "none"}
 //   data-center    "lon,lat" to open at (optional), data-zoom the zoom there
+//   data-bounds    "west,south,east,north" to fit instead (the points shown)
+//   data-draw      "points" (default), "lines" or "heat": how the points are drawn
 // and reports what it drew, for people using assistive technology and for tests:
 //   data-map-state "ready" once drawn, "failed" when the browser cannot draw maps (no WebGL)
 //   data-points-drawn  the points shown on screen (a cell counts its points)
@@ -25,14 +27,19 @@ import { AttributionControl, Map as MapLibre, NavigationControl, Popup } from '.
  * @property {Basemap} basemap
  * @property {[number, number]} [center] longitude, latitude
  * @property {number} [zoom]
- * @property {(time: number) => Promise<string[]>} [describe]
+ * @property {[number, number, number, number]} [bounds] west, south, east, north
+ * @property {Draw} [draw]
+ * @property {(time: number, close: () => void) => Promise<(string | Node)[]>} [describe]
  */
+/** @typedef {'points' | 'lines' | 'heat'} Draw */
 /**
  * What createMap gives back to change what is drawn.
  * @typedef {object} MapHandle
  * @property {MapLibre} map
  * @property {(tiles: string) => void} setTiles
  * @property {(feature: DayTrack) => void} showTrack
+ * @property {(draw: Draw) => void} setDraw
+ * @property {() => void} refresh
  */
 
 const ACCENT = '#c2185b';
@@ -115,8 +122,57 @@ function addPointLayers(style, tiles) {
         'circle-stroke-width': 1,
       },
     },
+    // The heatmap: cells weigh their count (a log, so a city does not drown a trip), points one each.
+    {
+      id: 'waypost-heat-cells',
+      type: 'heatmap',
+      source: 'waypost',
+      'source-layer': 'cells',
+      layout: { visibility: 'none' },
+      paint: {
+        'heatmap-weight': ['interpolate', ['linear'], ['ln', ['+', 1, ['get', 'count']]], 0, 0.2, 8, 1],
+        'heatmap-radius': 18,
+        'heatmap-opacity': 0.8,
+      },
+    },
+    {
+      id: 'waypost-heat-points',
+      type: 'heatmap',
+      source: 'waypost',
+      'source-layer': 'points',
+      layout: { visibility: 'none' },
+      paint: { 'heatmap-weight': 0.3, 'heatmap-radius': 14, 'heatmap-opacity': 0.8 },
+    },
   );
   return style;
+}
+
+/**
+ * Shows the points as dots, as lines (the tracks, with small dots where a tile has only counts),
+ * or as a heatmap. The circles stay drawn, transparent, under the heatmap and the lines, so a
+ * click still finds a point and the count on screen stays what it is.
+ * @param {MapLibre} map
+ * @param {Draw} draw
+ */
+function applyDraw(map, draw) {
+  if (!map.getLayer('waypost-points')) return;
+  const heat = draw === 'heat' ? 'visible' : 'none';
+  map.setLayoutProperty('waypost-heat-cells', 'visibility', heat);
+  map.setLayoutProperty('waypost-heat-points', 'visibility', heat);
+  map.setLayoutProperty('waypost-tracks', 'visibility', draw === 'heat' ? 'none' : 'visible');
+  map.setPaintProperty('waypost-tracks', 'line-width', draw === 'lines' ? 3 : 2);
+  const pointOpacity = draw === 'points' ? 1 : draw === 'lines' ? 0.5 : 0;
+  map.setPaintProperty('waypost-points', 'circle-opacity', pointOpacity);
+  map.setPaintProperty('waypost-points', 'circle-stroke-opacity', draw === 'points' ? 1 : 0);
+  map.setPaintProperty('waypost-points', 'circle-radius', draw === 'lines' ? 2 : 4);
+  map.setPaintProperty(
+    'waypost-cells',
+    'circle-opacity',
+    draw === 'heat'
+      ? 0
+      : ['interpolate', ['linear'], ['ln', ['+', 1, ['get', 'count']]], 0, draw === 'lines' ? 0.2 : 0.35, 8, 0.8],
+  );
+  map.setPaintProperty('waypost-cells', 'circle-stroke-opacity', draw === 'points' ? 1 : 0);
 }
 
 /**
@@ -145,14 +201,14 @@ function when(seconds) {
 }
 
 /**
- * A popup's content, built from text nodes (never HTML from data).
- * @param {string[]} lines
+ * A popup's content, built from text nodes (never HTML from data) and the page's own elements.
+ * @param {(string | Node)[]} lines
  */
 function popupContent(lines) {
   const box = document.createElement('div');
   for (const line of lines) {
     const p = document.createElement('p');
-    p.textContent = line;
+    p.append(line);
     box.append(p);
   }
   return box;
@@ -175,6 +231,7 @@ export async function createMap(container, options) {
       style,
       center: options.center ?? [0, 20],
       zoom: options.zoom ?? (options.center ? 9 : 1),
+      ...(options.bounds ? { bounds: options.bounds, fitBoundsOptions: { padding: 60, maxZoom: 16 } } : {}),
       attributionControl: false,
       maxZoom: 19,
     });
@@ -187,6 +244,7 @@ export async function createMap(container, options) {
     return undefined;
   }
   map.addControl(new NavigationControl({ showCompass: false }));
+  map.once('load', () => applyDraw(map, options.draw ?? 'points'));
   map.addControl(new AttributionControl({ compact: true }));
   map.on('idle', () => {
     container.dataset.pointsDrawn = String(pointsDrawn(map));
@@ -213,7 +271,7 @@ export async function createMap(container, options) {
       .setLngLat(event.lngLat)
       .setDOMContent(popupContent([when(time)]))
       .addTo(map);
-    const more = options.describe ? await options.describe(time) : [];
+    const more = options.describe ? await options.describe(time, () => popup.remove()) : [];
     if (more.length > 0) popup.setDOMContent(popupContent([when(time), ...more]));
   });
   return {
@@ -221,6 +279,18 @@ export async function createMap(container, options) {
     /** Draws other tiles (another time range, or what strangers see). */
     setTiles(tiles) {
       /** @type {VectorTileSource | undefined} */ (map.getSource('waypost'))?.setTiles([tiles]);
+    },
+    /** Draws the points as dots, lines or a heatmap. */
+    setDraw(draw) {
+      if (map.loaded()) applyDraw(map, draw);
+      else map.once('load', () => applyDraw(map, draw));
+    },
+    /** Reads the tiles again (after a delete): they are revalidated by their ETag. */
+    refresh() {
+      /** @type {VectorTileSource | undefined} */
+      const source = map.getSource('waypost');
+      const tiles = source?.tiles;
+      if (source && tiles) source.setTiles([...tiles]);
     },
     /** Draws one day's track (a GeoJSON Feature with a LineString) and moves the map to it. */
     showTrack(feature) {
@@ -272,6 +342,8 @@ export function absolute(path) {
  */
 export function optionsOf(element) {
   const center = element.dataset.center?.split(',').map(Number);
+  const bounds = element.dataset.bounds?.split(',').map(Number);
+  const draw = element.dataset.draw;
   return {
     // Not through URL(): it would percent-encode the {z}/{x}/{y} placeholders.
     tiles: element.dataset.tiles ? absolute(element.dataset.tiles) : undefined,
@@ -281,6 +353,11 @@ export function optionsOf(element) {
         ? /** @type {[number, number]} */ (center)
         : undefined,
     zoom: element.dataset.zoom ? Number(element.dataset.zoom) : undefined,
+    bounds:
+      bounds && bounds.length === 4 && bounds.every(Number.isFinite)
+        ? /** @type {[number, number, number, number]} */ (bounds)
+        : undefined,
+    draw: draw === 'lines' || draw === 'heat' ? draw : 'points',
   };
 }
 
