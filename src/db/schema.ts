@@ -346,6 +346,17 @@ export interface ImportedEntriesTable {
   created_at: number;
 }
 
+/** One searchable item, kept by the triggers of migration 0034 (src/search/). */
+export interface SearchDocsTable {
+  user_id: string;
+  /** The item's table: `posts`, `media` or `places`. */
+  kind: 'posts' | 'media' | 'places';
+  item_id: string;
+  scope: ScopeValue;
+  time: number;
+  body: string;
+}
+
 export interface Tables {
   users: UsersTable;
   setup_tokens: SetupTokensTable;
@@ -380,4 +391,5 @@ export interface Tables {
   trips: TripsTable;
   visit_corrections: VisitCorrectionsTable;
   visit_marks: VisitMarksTable;
+  search_docs: SearchDocsTable;
 }
