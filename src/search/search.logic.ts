@@ -8,7 +8,7 @@ import type { Db } from '../db/database.ts';
 import type { Auth } from '../core/caller.ts';
 import type { Cursors } from '../core/cursors.ts';
 import { readableScopes, readsExactly, readsPrivate, requirePrivateReads } from '../items/access.ts';
-import { pageOf, toPageQuery, type Page } from '../items/items.logic.ts';
+import { toPageQuery, type Page } from '../items/items.logic.ts';
 import type { Audience } from '../items/items.repo.ts';
 import { COUNT_DEFAULT } from '../items/items.schemas.ts';
 import { msToSeconds } from '../lib/time.ts';
@@ -93,11 +93,14 @@ export async function search(
     page,
   );
   const items = await itemsOf(db, baseUrl, searcher, result.rows);
-  const found = pageOf(result, (row) => ({ row, item: items.get(`${row.kind}/${row.id}`) }), cursors);
+  const last = result.rows.at(-1);
   return {
-    next: found.next,
+    next: result.more && last ? cursors.encode({ time: last.time, id: last.key }) : undefined,
     // An item deleted between the two reads is left out rather than shown half.
-    items: found.items.flatMap(({ row, item }) => (item ? [foundOf(row, item, terms)] : [])),
+    items: result.rows.flatMap((row) => {
+      const item = items.get(`${row.kind}/${row.id}`);
+      return item ? [foundOf(row, item, terms)] : [];
+    }),
   };
 }
 

@@ -13,6 +13,15 @@
 //   declared IMMUTABLE.
 import { SqliteAdapter, sql, type Kysely } from 'kysely';
 
+/**
+ * SQLite: a document's rowid is its time in milliseconds times SLOTS plus its place among the
+ * documents of that millisecond, so the FTS5 index itself holds the documents newest first: a
+ * search reads its matches in that order and stops after a page, however many match (a common
+ * word matches most posts; sorting all of them would cost a second at a million posts). Times
+ * are within +-1e14 ms (src/lib/time.ts), so the rowid stays within 63 bits.
+ */
+const SLOTS = 65_536;
+
 /** What each item table contributes: its kind, its text, and the time a result is sorted by. */
 const SOURCES = [
   { table: 'posts', body: (row: string) => `${row}.text`, time: (row: string) => `${row}.time`, scope: 'scope' },
@@ -52,7 +61,9 @@ async function docsTable(db: Kysely<unknown>, postgres: boolean): Promise<void> 
   if (!postgres) {
     await db.schema.createIndex('search_docs_item').on('search_docs').columns(['kind', 'item_id']).unique().execute();
   }
-  await db.schema.createIndex('search_docs_time').on('search_docs').columns(['user_id', 'time', 'item_id']).execute();
+  if (postgres) {
+    await db.schema.createIndex('search_docs_time').on('search_docs').columns(['user_id', 'time', 'item_id']).execute();
+  }
 }
 
 async function sqliteIndex(db: Kysely<unknown>): Promise<void> {
@@ -70,19 +81,35 @@ async function sqliteIndex(db: Kysely<unknown>): Promise<void> {
 
   for (const source of SOURCES) {
     const { table } = source;
-    await sql`create trigger ${sql.raw(`${table}_search_insert`)} after insert on ${sql.table(table)} begin
-      insert into search_docs (user_id, kind, item_id, scope, time, body) values (new.user_id, ${sql.lit(table)}, new.id,
-      ${sql.raw(scopeOf(source, 'new'))}, ${sql.raw(source.time('new'))}, ${sql.raw(source.body('new'))}); end`.execute(
-      db,
-    );
-    await sql`create trigger ${sql.raw(`${table}_search_delete`)} after delete on ${sql.table(table)} begin
-      delete from search_docs where kind = ${sql.lit(table)} and item_id = old.id; end`.execute(db);
-    await sql`create trigger ${sql.raw(`${table}_search_update`)} after update on ${sql.table(table)} begin
-      update search_docs set user_id = new.user_id, item_id = new.id, scope = ${sql.raw(scopeOf(source, 'new'))},
-      time = ${sql.raw(source.time('new'))}, body = ${sql.raw(source.body('new'))}
-      where kind = ${sql.lit(table)} and item_id = old.id; end`.execute(db);
-    await backfill(db, source);
+    const time = sql.raw(source.time('new'));
+    const insert = sql`insert into search_docs (doc_id, user_id, kind, item_id, scope, time, body) values (
+      (select coalesce(max(doc_id) + 1, ${time} * ${sql.lit(SLOTS)}) from search_docs
+        where doc_id >= ${time} * ${sql.lit(SLOTS)} and doc_id < (${time} + 1) * ${sql.lit(SLOTS)}),
+      new.user_id, ${sql.lit(table)}, new.id, ${sql.raw(scopeOf(source, 'new'))}, ${time}, ${sql.raw(source.body('new'))});`;
+    const forget = sql`delete from search_docs where kind = ${sql.lit(table)} and item_id = old.id;`;
+    const name = (op: string) => sql.raw(`${table}_search_${op}`);
+    await sql`create trigger ${name('insert')} after insert on ${sql.table(table)} begin ${insert} end`.execute(db);
+    await sql`create trigger ${name('delete')} after delete on ${sql.table(table)} begin ${forget} end`.execute(db);
+    // A new time is a new place in the order, so a new doc_id; anything else changes the row.
+    const moved = sql.raw(`old.id is not new.id or ${source.time('old')} is not ${source.time('new')}`);
+    await sql`create trigger ${name('move')} after update on ${sql.table(table)} when ${moved}
+      begin ${forget} ${insert} end`.execute(db);
+    await sql`create trigger ${name('update')} after update on ${sql.table(table)} when not (${moved}) begin
+      update search_docs set user_id = new.user_id, scope = ${sql.raw(scopeOf(source, 'new'))},
+      body = ${sql.raw(source.body('new'))} where kind = ${sql.lit(table)} and item_id = new.id; end`.execute(db);
   }
+  // What is there already, numbered as the triggers would number it.
+  const rows = sql.join(
+    SOURCES.map(
+      (source) => sql`select t.user_id, ${sql.lit(source.table)} as kind, t.id as item_id,
+        ${sql.raw(scopeOf(source, 't'))} as scope, ${sql.raw(source.time('t'))} as time,
+        ${sql.raw(source.body('t'))} as body from ${sql.table(source.table)} t`,
+    ),
+    sql` union all `,
+  );
+  await sql`insert into search_docs (doc_id, user_id, kind, item_id, scope, time, body)
+    select time * ${sql.lit(SLOTS)} + row_number() over (partition by time order by item_id) - 1,
+    user_id, kind, item_id, scope, time, body from (${rows}) r`.execute(db);
 }
 
 async function postgresIndex(db: Kysely<unknown>): Promise<void> {
