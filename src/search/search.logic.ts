@@ -19,6 +19,9 @@ import { countVisitsAt, placeRowsByIds } from '../places/places.repo.ts';
 import { publicMediaOf, toPost } from '../posts/posts.logic.ts';
 import { selectPostsByIds } from '../posts/posts.repo.ts';
 import { placesForReader } from '../privacy/places.ts';
+import type { Medium } from '../media/media.schemas.ts';
+import type { Place } from '../places/places.schemas.ts';
+import type { Post } from '../posts/posts.schemas.ts';
 import type { ScopeValue } from '../db/schema.ts';
 import { parseQuery, type Term } from './search.query.ts';
 import { selectMatches, type SearchRow } from './search.repo.ts';
@@ -32,7 +35,10 @@ import {
 import { snippetHtml, snippetOf, type SnippetPart } from './search.snippet.ts';
 
 /** A result before it goes on the wire: the snippet as parts, for a page to escape itself. */
-export type Found = Omit<SearchResult, 'snippet'> & { parts: SnippetPart[] };
+export type Found = Omit<SearchResult, 'snippet' | 'item'> & { item: FoundItem; parts: SnippetPart[] };
+
+/** What `item` holds (the schema names it by reference, which TypeBox types as unknown). */
+export type FoundItem = Post | Medium | Place;
 
 export function toSearchResult({ parts, ...found }: Found): SearchResult {
   return { ...found, snippet: snippetHtml(parts) };
@@ -104,7 +110,7 @@ export async function search(
   };
 }
 
-function foundOf(row: SearchRow, item: SearchResult['item'], terms: readonly Term[]): Found {
+function foundOf(row: SearchRow, item: FoundItem, terms: readonly Term[]): Found {
   return { kind: row.kind, id: row.id, time: msToSeconds(row.time), parts: snippetOf(row.body, terms), item };
 }
 
@@ -114,7 +120,7 @@ async function itemsOf(
   baseUrl: string,
   searcher: Searcher,
   rows: readonly SearchRow[],
-): Promise<Map<string, SearchResult['item']>> {
+): Promise<Map<string, FoundItem>> {
   const ids = (kind: SearchKind) => rows.filter((row) => row.kind === kind).map((row) => row.id);
   const { owner } = searcher;
   // Through the scope rule again: the owner's items of either scope, or their public ones.
@@ -122,7 +128,7 @@ async function itemsOf(
     ? { viewer: owner.id }
     : { owner: owner.id, scope: 'public' };
   const mine = <R extends { user_id: string }>(list: R[]) => list.filter((row) => row.user_id === owner.id);
-  const items = new Map<string, SearchResult['item']>();
+  const items = new Map<string, FoundItem>();
 
   const posts = mine(await selectPostsByIds(db, audience, ids('posts')));
   if (posts.length > 0) {

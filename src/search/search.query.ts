@@ -65,7 +65,7 @@ export function parseQuery(q: string): Term[] {
   for (const term of terms) {
     const last = term.words.at(-1)!;
     if (term.prefix && fold(last).length < PREFIX_MIN) {
-      refuse(`a prefix (a word ending in *) must have at least ${PREFIX_MIN} letters`);
+      refuse(`must have at least ${PREFIX_MIN} letters before each *`);
     }
   }
   return terms;
