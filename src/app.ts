@@ -25,6 +25,7 @@ import { historyRoutes } from './history/history.routes.ts';
 import { refreshHistory } from './history/refresh.ts';
 import { placesRoutes } from './places/places.routes.ts';
 import { visitsRoutes } from './visits/visits.routes.ts';
+import { searchRoutes } from './search/search.routes.ts';
 import { locationsRoutes } from './locations/locations.routes.ts';
 import { mediaJobsFor, type MediaJobs } from './media/image-workers.ts';
 import { mediaRoutes } from './media/media.routes.ts';
@@ -182,6 +183,7 @@ export async function buildApp({ config, database, logger, onJobsQueued }: AppDe
   await app.register(historyRoutes, { db, baseUrl: config.baseUrl });
   await app.register(visitsRoutes, { db, baseUrl: config.baseUrl, cursors, refresh: refreshHistory });
   await app.register(placesRoutes, { db });
+  await app.register(searchRoutes, { db, baseUrl: config.baseUrl, cursors });
   await app.register(servicesRoutes, {
     db,
     secretsKey: secretsKey(config.secretKey),

@@ -374,6 +374,17 @@ export interface ImportedEntriesTable {
   created_at: number;
 }
 
+/** One searchable item, kept by the triggers of migration 0034 (src/search/). */
+export interface SearchDocsTable {
+  user_id: string;
+  /** The item's table: `posts`, `media` or `places`. */
+  kind: 'posts' | 'media' | 'places';
+  item_id: string;
+  scope: ScopeValue;
+  time: number;
+  body: string;
+}
+
 export interface Tables {
   users: UsersTable;
   setup_tokens: SetupTokensTable;
@@ -410,4 +421,5 @@ export interface Tables {
   visit_marks: VisitMarksTable;
   visit_spans: VisitSpansTable;
   post_media: PostMediaTable;
+  search_docs: SearchDocsTable;
 }

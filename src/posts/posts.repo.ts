@@ -1,12 +1,20 @@
 import type { Db } from '../db/database.ts';
 import type { PostsTable, ScopeValue } from '../db/schema.ts';
-import { selectPage, type Audience, type PageQuery } from '../items/items.repo.ts';
+import { scopeRule, selectPage, type Audience, type PageQuery } from '../items/items.repo.ts';
 import { selectOwned } from '../items/owned.repo.ts';
 
 export type PostRow = PostsTable;
 
 export function selectPostPage(db: Db, audience: Audience, page: PageQuery) {
   return selectPage(db, 'posts', audience, page);
+}
+
+/** The posts among `ids` that the audience may see (the scope rule), in no particular order. */
+export async function selectPostsByIds(db: Db, audience: Audience, ids: readonly string[]): Promise<PostRow[]> {
+  if (ids.length === 0) return [];
+  const { rows } = await sql<PostRow>`select * from posts
+    where ${scopeRule(audience, 'posts')} and ${sql.ref('id')} in (${sql.join(ids)})`.execute(db);
+  return rows;
 }
 
 export async function insertPost(db: Db, row: PostRow): Promise<void> {

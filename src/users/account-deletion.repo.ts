@@ -1,6 +1,6 @@
 // The SQL of deleting an account (docs/data-ownership.md). The item tables' triggers (migration
 // 0006) keep the public counters and `items_version` right on every delete here.
-import { sql } from 'kysely';
+import { SqliteAdapter, sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import { likeLiteral } from '../db/like.ts';
 
@@ -27,5 +27,17 @@ export async function deleteAccountRows(
     await db.deleteFrom(table).where('user_id', '=', userId).execute();
   }
   const result = await db.deleteFrom('users').where('id', '=', userId).executeTakeFirst();
+  await forgetSearchTokens(db);
   return result.numDeletedRows > 0n;
+}
+
+/**
+ * The triggers of migration 0034 took the account's rows out of the search index, but SQLite's
+ * FTS5 only marks a deleted document's words as deleted until its segments are merged: merging
+ * them all now (`optimize`) leaves no word of the account in the index's pages.
+ */
+async function forgetSearchTokens(db: Db): Promise<void> {
+  if (db.getExecutor().adapter instanceof SqliteAdapter) {
+    await sql`insert into search_fts (search_fts) values ('optimize')`.execute(db);
+  }
 }

@@ -9,6 +9,7 @@ import { deleteButton } from './buttons.html.ts';
 import { mediumAlt, scopeBadge } from './items.html.ts';
 import { loadOwnItems } from './own-items.ts';
 import type { AppPage } from './page.ts';
+import { searchBox } from './search.html.ts';
 
 const KIND_LABEL: Record<string, string> = { image: 'Photo', video: 'Video', audio: 'Audio', other: 'File' };
 
@@ -29,6 +30,7 @@ export const mediaPage: AppPage = {
     );
     const media = entries.flatMap((e) => (e.kind === 'media' ? [e.item] : []));
     const body = html`<h1>Media</h1>
+      ${searchBox({ action: '/app/search', label: 'Search your media by caption', hidden: { kind: 'media' } })}
       <p><a href="/app/compose">Upload with a new post</a></p>
       ${
         media.length === 0

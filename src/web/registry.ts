@@ -10,6 +10,7 @@ import { mediaPage, mediumPage } from './media.page.ts';
 import type { AppPage } from './page.ts';
 import { mapPage } from './map/map.page.ts';
 import { trackersPage } from './trackers/trackers.page.ts';
+import { searchPage } from './search.page.ts';
 import { servicesPage } from './services.page.ts';
 import { settingsPage } from './settings.page.ts';
 import { timelinePage } from './timeline.page.ts';
@@ -17,6 +18,7 @@ import { viewsPage } from './views.page.ts';
 
 export const APP_PAGES: readonly AppPage[] = [
   timelinePage,
+  searchPage,
   dayPage,
   composePage,
   mediaPage,

@@ -10,6 +10,7 @@ import { entryExtras, mediumEntry, postEntry } from './entries.html.ts';
 import { KINDS, loadOwnItems, pick, SCOPES, type Entry, type Query } from './own-items.ts';
 import type { AppPage, PageContext } from './page.ts';
 import { homeForVisitor } from './visitor.routes.ts';
+import { searchBox } from './search.html.ts';
 import { dayBounds, dayHeading, dayOf } from './time.ts';
 
 /**
@@ -108,7 +109,8 @@ export const timelinePage: AppPage = {
     );
     const onlyPublicPlaces = pick(query.kind, KINDS) === 'locations' && pick(query.scope, SCOPES) === 'public';
     const body = html`<h1>Timeline</h1>
-      ${filters(query)} ${saveAsView(query)}
+      ${searchBox({ action: '/app/search', label: 'Search your posts, media and places' })} ${filters(query)}
+      ${saveAsView(query)}
       <div class="timeline-days" aria-live="polite">
         ${
           onlyPublicPlaces

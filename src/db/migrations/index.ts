@@ -26,6 +26,7 @@ import * as m0028 from './0028_cells_covering.ts';
 import * as m0029 from './0029_import_worker_deaths.ts';
 import * as m0032 from './0032_public_copies.ts';
 import * as m0033 from './0033_visits.ts';
+import * as m0034 from './0034_search.ts';
 import * as m0035 from './0035_tracker_activity.ts';
 import * as m0037 from './0037_visit_spans.ts';
 import * as m0039 from './0039_post_media.ts';
@@ -57,6 +58,7 @@ export const migrations: Record<string, Migration> = {
   '0029_import_worker_deaths': m0029,
   '0032_public_copies': m0032,
   '0033_visits': m0033,
+  '0034_search': m0034,
   '0035_tracker_activity': m0035,
   '0037_visit_spans': m0037,
   '0039_post_media': m0039,

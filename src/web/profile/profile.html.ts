@@ -7,6 +7,7 @@ import { html, Html } from '../../lib/html.ts';
 import { layout } from '../layout.ts';
 import { mapFolderUrl } from '../assets.ts';
 import type { Entry, Person, PublicMedium } from './profile.logic.ts';
+import { searchBox } from '../search.html.ts';
 
 export interface PersonLinks {
   profile: string;
@@ -31,8 +32,17 @@ export function postUrl(baseUrl: string, username: string, id: string): string {
   return `${baseUrl}/@${encodeURIComponent(username)}/${encodeURIComponent(id)}`;
 }
 
+/** The box of the person's public search (src/web/profile/search.html.ts). */
+export function publicSearchBox(baseUrl: string, person: Person, q = '') {
+  return searchBox({
+    action: `${personLinks(baseUrl, person.username).profile}/search`,
+    label: `Search ${person.displayName}'s posts and media`,
+    q,
+  });
+}
+
 /** Times in UTC: a page must not change with the reader, and the person's time zone is a private setting. */
-function readableTime(seconds: number): string {
+export function readableTime(seconds: number): string {
   const date = new Date(seconds * 1000);
   const day = date.toLocaleDateString('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' });
   const time = date.toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit', timeZone: 'UTC' });
@@ -225,6 +235,7 @@ export function profileHtml(view: ProfileView): string {
         <li><a href="${links.jsonFeed}">JSON Feed</a></li>
         <li><a href="${links.geojson}">Places as GeoJSON</a></li>
       </ul>
+      ${publicSearchBox(baseUrl, person)}
     </header>
     ${view.later ? '' : mapSection(person, links, view.basemap, view.place)}
     <section class="h-feed" aria-labelledby="posts">

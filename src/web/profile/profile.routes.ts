@@ -16,7 +16,23 @@ import { checkpoint, publicCopy, type PageCache } from '../../items/public-pages
 import { mapPolicy } from '../map/map-policy.ts';
 import { badRequestHtml, notFoundHtml, personLinks, postHtml, profileHtml } from './profile.html.ts';
 import { latestPublicPlace } from '../map/latest-place.ts';
-import { personByUsername, profileEntries, publicEntry, type Person } from './profile.logic.ts';
+import { personByUsername, profileEntries, publicEntry, PROFILE_PAGE_SIZE, type Person } from './profile.logic.ts';
+import { publicSearcher, search } from '../../search/search.logic.ts';
+import { parseQuery } from '../../search/search.query.ts';
+import { publicSearchHtml } from './search.html.ts';
+
+/** Why `q` is not a search (as the API's 400 says it), or undefined when it is one. */
+function refusalOf(q: string): string | undefined {
+  try {
+    parseQuery(q);
+    return undefined;
+  } catch (error) {
+    if (error instanceof AppError && error.status === 400) {
+      return `The search ${error.extra.errors?.[0]?.message ?? 'is not one this server can run'}.`;
+    }
+    throw error;
+  }
+}
 
 const HTML = 'text/html; charset=utf-8';
 
@@ -94,6 +110,30 @@ export async function publicPagesRoutes(app: FastifyInstance, { db, config, page
       const next = page.next ? `${personLinks(baseUrl, person.username).profile}?cursor=${page.next}` : undefined;
       const place = later ? undefined : await latestPublicPlace(db, person, cursors);
       return profileHtml({ baseUrl, person, entries: page.items, next, later, place, basemap: config.mapStyle });
+    });
+  });
+
+  // Before `/@:username/:id`: a post id is never "search" (ids are ULIDs), and a static segment wins.
+  app.get<{ Params: { username: string } }>('/@:username/search', hide, async (request, reply) => {
+    const query = request.query as Record<string, unknown>;
+    const q = typeof query.q === 'string' ? query.q : '';
+    const given = cursorOf(request);
+    if ('error' in given) return sendPlain(reply, 400, badRequestHtml(given.error));
+    // A query that is not a search is a 400 page before anything is read.
+    const refused = q === '' ? undefined : refusalOf(q);
+    if (refused) return sendPlain(reply, 400, badRequestHtml(refused));
+    return sendPublicHtml(request, reply, async (person) => {
+      if (q === '') return publicSearchHtml({ baseUrl, person, q, found: undefined, next: undefined });
+      const page = await search(db, baseUrl, cursors, publicSearcher(person, {}), {
+        q,
+        count: PROFILE_PAGE_SIZE,
+        cursor: given.cursor,
+      });
+      const profile = personLinks(baseUrl, person.username).profile;
+      const next = page.next
+        ? `${profile}/search?${new URLSearchParams({ q, cursor: page.next }).toString()}`
+        : undefined;
+      return publicSearchHtml({ baseUrl, person, q, found: page.items, next });
     });
   });
 

@@ -1,0 +1,54 @@
+// A person's public search page (`/@<username>/search?q=…`, docs/web-public.md): the box and the
+// results of `GET /search/public/<username>`, read through the same function, so only public
+// posts and media, shown as strangers see them. A post links to its public page, a medium to its
+// file (public media only, as everywhere).
+import { html } from '../../lib/html.ts';
+import type { Found } from '../../search/search.logic.ts';
+import { searchResults } from '../search.html.ts';
+import { personLinks, postUrl, publicPage, publicSearchBox, readableTime } from './profile.html.ts';
+import type { Person } from './profile.logic.ts';
+
+export interface PublicSearchView {
+  baseUrl: string;
+  person: Person;
+  q: string;
+  /** The results, or none when nothing was asked yet. */
+  found: Found[] | undefined;
+  /** The URL of the next page of results, when there is one. */
+  next: string | undefined;
+}
+
+export function publicSearchHtml({ baseUrl, person, q, found, next }: PublicSearchView): string {
+  const links = personLinks(baseUrl, person.username);
+  const body = html`<h1>Search ${person.displayName}'s posts</h1>
+    ${publicSearchBox(baseUrl, person, q)}
+    ${
+      found
+        ? searchResults(
+            found,
+            {
+              href: (result) =>
+                result.kind === 'posts'
+                  ? postUrl(baseUrl, person.username, result.id)
+                  : 'url' in result.item
+                    ? result.item.url
+                    : links.profile,
+              time: (result) =>
+                html`<time datetime="${new Date(result.time * 1000).toISOString()}"
+                  >${readableTime(result.time)}</time
+                >`,
+            },
+            q,
+          )
+        : ''
+    }
+    <nav class="pager" aria-label="More results">
+      <a href="${links.profile}">Back to ${person.displayName}</a>
+      ${next ? html`<a href="${next}" rel="next">More results</a>` : ''}
+    </nav>`;
+  return publicPage({
+    title: `Search ${person.displayName} (@${person.username})`,
+    head: html`<meta name="robots" content="noindex" />`,
+    body,
+  });
+}
