@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { PostsTable, ScopeValue } from '../db/schema.ts';
 import { scopeRule, selectPage, type Audience, type PageQuery } from '../items/items.repo.ts';
