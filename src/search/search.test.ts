@@ -238,11 +238,14 @@ describe('queries that are not searches', () => {
 });
 
 describe('the index in step', () => {
-  it('follows a change of scope, a caption, a place name and a delete', async () => {
+  it("follows a change of scope, a post's text, a caption, a place name and a delete", async () => {
     const id = await post('walrus on the beach', 'private');
     expect(await found(`/public/alice${q('walrus')}`, undefined)).toEqual([]);
     await write(full, 'POST', `/posts/id/${id}`, { scope: 'public' });
     expect(await found(`/public/alice${q('walrus')}`, undefined)).toEqual([id]);
+    await write(full, 'POST', `/posts/id/${id}`, { text: 'walrus and seal on the beach' });
+    expect(await found(q('seal'))).toEqual([id]);
+    expect(await found(q('"walrus on"'))).toEqual([]);
 
     const upload = await uploadMedium(t, full, await gpsPhoto(), 'p.jpg', 'image/jpeg', { caption: 'a pelican' });
     expect(upload.statusCode, upload.body).toBe(201);
