@@ -27,6 +27,7 @@ import {
 } from './media.repo.ts';
 import { fileUnavailable } from './media.storage.ts';
 import { CAPTION_MAX, type Medium } from './media.schemas.ts';
+import { removeUnusedFiles } from './media.removal.ts';
 import {
   placeShared,
   settleShared,
@@ -338,32 +339,44 @@ export async function createMedium(
     // placed, then settled once the row is committed (media.storage.ts, "Files shared by content").
     const original = fileKey(sha256);
     await placeShared(storage, upload.file.path, original);
-    if (thumb) await writeFileAtomic(storage, thumbnailKey(sha256), thumb);
-    const now = nowMs();
-    // A file that says when but not where is placed by the person's history, if it knows.
-    const placed = facts.location ?? (facts.takenMs === null ? null : await positionAt(db, userId, facts.takenMs));
-    const row = mediumRow({
-      userId,
-      id: newId(),
-      scope: fields.scope ?? settings.defaultScopes.media,
-      timeMs: facts.takenMs ?? now,
-      createdAtMs: now,
-      file: { kind: facts.kind, mimeType: facts.mimeType, size, sha256 },
-      width: facts.width,
-      height: facts.height,
-      duration: facts.durationS,
-      location: placed,
-      locationSource: facts.location ? 'exif' : 'history',
-      caption: fields.caption,
-      hasThumbnail: Boolean(thumb),
-    });
-    await insertMedium(db, row);
+    let row: MediumRow;
+    try {
+      if (thumb) await writeFileAtomic(storage, thumbnailKey(sha256), thumb);
+      row = await insertNewMedium();
+    } catch (error) {
+      // No row was committed: what was stored for it goes, unless another medium has the content.
+      await removeUnusedFiles(db, storage, [sha256]).catch(() => undefined);
+      throw error;
+    }
     await settleShared(storage, upload.file.path, original);
     if (thumb && !(await stored(storage, thumbnailKey(sha256)))) {
       await writeFileAtomic(storage, thumbnailKey(sha256), thumb);
     }
     const owner = await findUserById(db, userId);
     return toMedium(row, owner?.username ?? '', baseUrl, EXACT_PLACES, 'original');
+
+    async function insertNewMedium(): Promise<MediumRow> {
+      const now = nowMs();
+      // A file that says when but not where is placed by the person's history, if it knows.
+      const placed = facts.location ?? (facts.takenMs === null ? null : await positionAt(db, userId, facts.takenMs));
+      const row = mediumRow({
+        userId,
+        id: newId(),
+        scope: fields.scope ?? settings.defaultScopes.media,
+        timeMs: facts.takenMs ?? now,
+        createdAtMs: now,
+        file: { kind: facts.kind, mimeType: facts.mimeType, size, sha256 },
+        width: facts.width,
+        height: facts.height,
+        duration: facts.durationS,
+        location: placed,
+        locationSource: facts.location ? 'exif' : 'history',
+        caption: fields.caption,
+        hasThumbnail: Boolean(thumb),
+      });
+      await insertMedium(db, row);
+      return row;
+    }
   } finally {
     await rm(upload.file.path, { force: true });
   }
