@@ -5,6 +5,8 @@ export default defineConfig({
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     // Each test file builds its own app on its own database; two cores, so two forks.
     pool: 'forks',
+    // With TEST_S3_ENDPOINT set, files go to that S3 server's test bucket (test/s3.ts).
+    globalSetup: ['test/s3.ts'],
     maxWorkers: 2,
     // Guards against hangs, not speed checks: CLI tests spawn processes that hash with scrypt.
     testTimeout: 60_000,

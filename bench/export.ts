@@ -14,7 +14,7 @@ import { openDatabase } from '../src/db/database.ts';
 import type { ScopeValue } from '../src/db/schema.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { newId } from '../src/lib/ids.ts';
-import { filePath, mediaStorage } from '../src/media/media.storage.ts';
+import { fileKey, mediaStorage } from '../src/media/media.storage.ts';
 import { createUser } from '../src/users/users.logic.ts';
 
 const LOCATIONS = Number(process.env.BENCH_EXPORT_LOCATIONS ?? 1_000_000);
@@ -76,12 +76,13 @@ try {
           .execute();
     });
   }
-  const storage = mediaStorage(dir);
+  const storage = mediaStorage({ dataDir: dir, storage: { kind: 'local' } });
   for (let i = 0; i < FILES; i++) {
     const bytes = randomBytes(FILE_MB * 1024 * 1024);
     const sha256 = createHash('sha256').update(bytes).digest('hex');
-    mkdirSync(dirname(filePath(storage, sha256)), { recursive: true });
-    writeFileSync(filePath(storage, sha256), bytes);
+    const path = storage.store.localPath(fileKey(sha256))!;
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, bytes);
     await db
       .insertInto('media')
       .values({

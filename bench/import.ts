@@ -5,6 +5,7 @@
 // bare better-sqlite3 insert of the same rows into the same schema (one prepared statement,
 // one transaction per batch), which is the most any import could do.
 //   node bench/import.ts            (BENCH_IMPORT_POINTS; BENCH_IMPORT_KEEP=1 keeps the folder)
+import { importFiles } from '../src/imports/imports.files.ts';
 import { createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -63,14 +64,15 @@ async function importRun(file: string) {
     { username: 'bench', password: 'bench password' },
     { log2N: 10, r: 8, p: 1 },
   );
+  const files = importFiles({ dataDir: dir, storage: { kind: 'local' } });
   const created = await createImport(
     database.db,
     { userId: user.id, path: file, owned: false, filename: 'Records.json' },
-    { dataDir: dir, now: Date.now() },
+    { files, now: Date.now() },
   );
   const begin = performance.now();
   const cpu = process.cpuUsage();
-  const outcome = await runImport({ database }, created.id);
+  const outcome = await runImport({ database, files }, created.id);
   const seconds = (performance.now() - begin) / 1000;
   const cpuSeconds = cpuOf(cpu);
   const row = await database.db

@@ -164,7 +164,7 @@ export async function buildApp({ config, database, logger, onJobsQueued }: AppDe
   await app.register(accountDeleteRoutes, {
     database,
     config,
-    traces: accountTraces(mediaStorage(config.dataDir), signInLimits(config)),
+    traces: accountTraces(mediaStorage(config), signInLimits(config)),
   });
   await app.register(publicPagesRoutes, { db, config, pages, cursors });
   await app.register(trackerPagesRoutes, { db, config });

@@ -1,7 +1,8 @@
-// The `waypost` command: serve (default), worker, migrate, user, client, export.
+// The `waypost` command: serve (default), worker, migrate, user, client, import, export, storage.
 import { clientCommand } from './cli/clients.cli.ts';
 import { importCommand } from './cli/imports.cli.ts';
 import { exportCommand } from './cli/export.cli.ts';
+import { storageCommand } from './cli/storage.cli.ts';
 import { userCommand } from './cli/users.cli.ts';
 import { stdio, UsageError } from './cli/output.ts';
 import { ConfigError, loadConfig } from './config.ts';
@@ -20,6 +21,8 @@ const USAGE = `usage: waypost <command>
   import ...         import location history files: import --user <name> <file>...
   export --user <username> <file.zip>
                      write everything the account owns to a ZIP (as GET /export)
+  storage migrate --to s3|local
+                     copy every file to the S3 bucket (or back to the data folder), verified
 
 Configuration comes from the environment; see the README.`;
 
@@ -61,6 +64,9 @@ async function main(argv: string[]): Promise<number> {
         const progress = process.stdout.isTTY ? process.stdout : undefined;
         return (await importCommand(database, config, args, stdio, { progress })) ? 0 : 1;
       }
+      case 'storage':
+        await migrateToLatest(database);
+        return (await storageCommand(database.db, config, args, stdio)) ? 0 : 1;
       case 'export':
         await migrateToLatest(database);
         await exportCommand(database.db, config, args, stdio);

@@ -75,6 +75,47 @@ describe('loadConfig', () => {
     );
   });
 
+  it('reads the storage: the data folder by default, a bucket with its settings, and says what is missing', () => {
+    expect(loadConfig({ WAYPOST_DATA_DIR: dataDir() }).storage).toEqual({ kind: 'local' });
+    expect(
+      loadConfig({
+        WAYPOST_DATA_DIR: dataDir(),
+        WAYPOST_STORAGE: 's3',
+        WAYPOST_S3_ENDPOINT: 'http://127.0.0.1:9000',
+        WAYPOST_S3_BUCKET: 'media',
+        WAYPOST_S3_PREFIX: '/waypost/',
+        WAYPOST_S3_ACCESS_KEY_ID: 'key',
+        WAYPOST_S3_SECRET_ACCESS_KEY: 'secret',
+      }).storage,
+    ).toEqual({
+      kind: 's3',
+      endpoint: 'http://127.0.0.1:9000',
+      bucket: 'media',
+      prefix: 'waypost/',
+      region: 'us-east-1',
+      accessKeyId: 'key',
+      secretAccessKey: 'secret',
+      forcePathStyle: true,
+    });
+    expect(
+      loadConfig({
+        WAYPOST_DATA_DIR: dataDir(),
+        WAYPOST_STORAGE: 's3',
+        WAYPOST_S3_BUCKET: 'b',
+        WAYPOST_S3_REGION: 'eu-west-1',
+      }).storage,
+    ).toMatchObject({ endpoint: undefined, region: 'eu-west-1', forcePathStyle: false, accessKeyId: undefined });
+    expect(configError({ WAYPOST_STORAGE: 'disk' }).message).toBe(
+      'WAYPOST_STORAGE: expected one of local, s3, got "disk"',
+    );
+    expect(configError({ WAYPOST_STORAGE: 's3' }).message).toBe(
+      'WAYPOST_S3_BUCKET: is required when WAYPOST_STORAGE is s3',
+    );
+    expect(configError({ WAYPOST_STORAGE: 's3', WAYPOST_S3_BUCKET: 'b', WAYPOST_S3_ACCESS_KEY_ID: 'k' }).message).toBe(
+      'WAYPOST_S3_SECRET_ACCESS_KEY: set both WAYPOST_S3_ACCESS_KEY_ID and WAYPOST_S3_SECRET_ACCESS_KEY, or neither',
+    );
+  });
+
   it('reads the outbound allow list and the job settings', () => {
     const config = loadConfig({
       WAYPOST_DATA_DIR: dataDir(),

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { DatabaseOptions } from './db/database.ts';
+import type { S3Settings } from './storage/s3.ts';
 
 /** Log levels pino knows, quietest last. */
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
@@ -161,6 +162,11 @@ export interface Config {
    * `WAYPOST_MEDIA_CONCURRENCY`, default half the CPUs (at least 1), so the rest of the server
    * keeps the others. */
   mediaConcurrency: number;
+  /**
+   * Where files live (docs/design.md "Storage"): `WAYPOST_STORAGE` = `local` (default, the
+   * data folder) or `s3` (an S3-compatible bucket, with the `WAYPOST_S3_*` settings).
+   */
+  storage: StorageConfig;
   /** The basemap under every map (docs/maps.md). `WAYPOST_MAP_STYLE`: a raster tile URL with
    * `{z}`, `{x}` and `{y}`, the URL of a MapLibre style document, or `none` (the person's points
    * on a plain background). Default: OpenStreetMap's public raster tiles,
@@ -325,6 +331,35 @@ export function databaseOptions(config: Pick<Config, 'databaseUrl' | 'dataDir'>)
   return { url: config.databaseUrl, sqlitePath: join(config.dataDir, 'waypost.db') };
 }
 
+export type StorageConfig = { kind: 'local' } | ({ kind: 's3' } & S3Settings);
+
+function storage(env: Env): StorageConfig {
+  if (oneOf(env, 'WAYPOST_STORAGE', ['local', 's3'], 'local') === 'local') return { kind: 'local' };
+  const bucket = read(env, 'WAYPOST_S3_BUCKET');
+  if (!bucket) throw new ConfigError('WAYPOST_S3_BUCKET', 'is required when WAYPOST_STORAGE is s3');
+  const endpoint = read(env, 'WAYPOST_S3_ENDPOINT');
+  if (endpoint !== undefined) httpUrl('WAYPOST_S3_ENDPOINT', endpoint);
+  const accessKeyId = read(env, 'WAYPOST_S3_ACCESS_KEY_ID');
+  const secretAccessKey = read(env, 'WAYPOST_S3_SECRET_ACCESS_KEY');
+  if ((accessKeyId === undefined) !== (secretAccessKey === undefined)) {
+    throw new ConfigError(
+      accessKeyId === undefined ? 'WAYPOST_S3_ACCESS_KEY_ID' : 'WAYPOST_S3_SECRET_ACCESS_KEY',
+      'set both WAYPOST_S3_ACCESS_KEY_ID and WAYPOST_S3_SECRET_ACCESS_KEY, or neither',
+    );
+  }
+  const prefix = (read(env, 'WAYPOST_S3_PREFIX') ?? '').replace(/^\/+/, '');
+  return {
+    kind: 's3',
+    endpoint,
+    bucket,
+    prefix,
+    region: read(env, 'WAYPOST_S3_REGION') ?? 'us-east-1',
+    accessKeyId,
+    secretAccessKey,
+    forcePathStyle: boolean(env, 'WAYPOST_S3_FORCE_PATH_STYLE', endpoint !== undefined),
+  };
+}
+
 /** Reads and validates the configuration; throws a ConfigError naming the variable at fault. */
 export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, 'WAYPOST_PORT', 8080, 0, 65535);
@@ -357,6 +392,7 @@ export function loadConfig(env: Env = process.env): Config {
     clientRegistrationLimit: integer(env, 'WAYPOST_CLIENT_REGISTRATION_LIMIT', 10, 1, 10_000),
     secretKey: secretKey(env, dataDir),
     outboundAllow: addressCategories(env),
+    storage: storage(env),
     inlineWorker: boolean(env, 'WAYPOST_INLINE_WORKER', true),
     workerConcurrency: integer(env, 'WAYPOST_WORKER_CONCURRENCY', 4, 1, 256),
     jobLeaseSeconds: integer(env, 'WAYPOST_JOB_LEASE_SECONDS', 60, 5, 86_400),

@@ -4,6 +4,7 @@
 // server would (renewing the job's lease in each batch's transaction, in the server's worker's
 // name), tells the server of each batch and of the end, and exits when the server lets it go.
 import { openDatabase, type Db } from './db/database.ts';
+import { importFiles } from './imports/imports.files.ts';
 import { performImport } from './imports/imports.job.ts';
 import type { ChildReply, ChildRequest } from './imports/imports.fork.ts';
 import { lazyMedia, restoreDeps } from './job-runner.ts';
@@ -26,6 +27,7 @@ async function run(request: ChildRequest): Promise<void> {
     const outcome = await performImport(
       {
         database,
+        files: importFiles(config),
         restore: restoreDeps(config, media),
         batchRecords: request.batchRecords,
         onBatch: (row) => send({ batch: row }),

@@ -15,6 +15,7 @@ import { findMediaTools } from './media/media.ffmpeg.ts';
 import type { FetchDeps } from './media/media.fetch.ts';
 import { mediaJobsFor, type MediaJobs } from './media/image-workers.ts';
 import { mediaDeps, type MediaDeps } from './media/media.logic.ts';
+import { importFiles } from './imports/imports.files.ts';
 import { mediaStorage } from './media/media.storage.ts';
 import { ensurePollJobs } from './services/polling/polls.schedule.ts';
 import { pollHandler } from './services/polling/polls.job.ts';
@@ -67,8 +68,7 @@ export function lazyMedia(config: Config) {
   const imageJobs = () => (jobs ??= mediaJobsFor(config));
   return {
     jobs: imageJobs,
-    deps: () =>
-      (made ??= findMediaTools(config).then((tools) => mediaDeps(mediaStorage(config.dataDir), tools, imageJobs()))),
+    deps: () => (made ??= findMediaTools(config).then((tools) => mediaDeps(mediaStorage(config), tools, imageJobs()))),
     close: () => jobs?.close(),
   };
 }
@@ -76,7 +76,7 @@ export function lazyMedia(config: Config) {
 /** What restoring a Waypost export needs (src/archive/restore/). */
 export function restoreDeps(config: Config, media: ReturnType<typeof lazyMedia>): RestoreDeps {
   return {
-    storage: mediaStorage(config.dataDir),
+    storage: mediaStorage(config),
     media: media.deps,
     uploadLimit: config.uploadLimit,
     secretsKey: secretsKey(config.secretKey),
@@ -91,8 +91,7 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
   const outbound = options.outbound ?? createOutbound({ allow: config.outboundAllow, timeoutMs });
   const media = lazyMedia(config);
   let fetchDeps: FetchDeps | undefined;
-  const pollMedia = (): FetchDeps =>
-    (fetchDeps ??= { outbound, storage: mediaStorage(config.dataDir), jobs: media.jobs() });
+  const pollMedia = (): FetchDeps => (fetchDeps ??= { outbound, storage: mediaStorage(config), jobs: media.jobs() });
   const secrets = secretsKey(config.secretKey);
   const worker = createWorker({
     db: database.db,
@@ -116,6 +115,7 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
       }),
       [IMPORT_JOB]: importHandler({
         database,
+        files: importFiles(config),
         now,
         restore: restoreDeps(config, media),
         // A hostile file costs the child its heap, never the server (docs/imports.md).
@@ -143,6 +143,7 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
       [HOUSEKEEPING_JOB]: housekeepingHandler({
         db: database.db,
         dataDir: config.dataDir,
+        storage: config.storage,
         jobRetentionDays: config.jobRetentionDays,
         deliveryRetentionDays: config.deliveryRetentionDays,
         tempFileRetentionHours: config.tempFileRetentionHours,

@@ -13,6 +13,8 @@ import { loadConfig, type Config } from '../src/config.ts';
 import { openDatabase, type Database } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { createUser, type User } from '../src/users/users.logic.ts';
+import { configuredStore } from '../src/storage/open.ts';
+import { testStorageEnv } from './s3.ts';
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || undefined;
 export const DIALECT = TEST_DATABASE_URL ? 'postgres' : 'sqlite';
@@ -26,6 +28,7 @@ export function testConfig(dataDir: string, env: Record<string, string> = {}): C
     WAYPOST_SECRET_KEY: TEST_SECRET_KEY,
     WAYPOST_BASE_URL: 'http://waypost.test',
     WAYPOST_LOG_LEVEL: 'silent',
+    ...testStorageEnv(dataDir),
     ...env,
   });
 }
@@ -118,9 +121,19 @@ export async function buildTestApp({ env = {}, extend, logger }: TestAppOptions 
       await app.close();
       await test.database.close();
       await test.drop();
+      await emptyTestStore(config);
     },
     drop: () => test.drop(),
   };
+}
+
+/** A test app's objects in the test bucket removed (the folder store goes with the data folder). */
+async function emptyTestStore(config: Config): Promise<void> {
+  const store = configuredStore(config);
+  if (store.kind === 'local') return;
+  const keys: string[] = [];
+  for await (const object of store.list('')) keys.push(object.key);
+  for (const key of keys) await store.remove(key);
 }
 
 let userCounter = 0;

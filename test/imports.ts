@@ -2,6 +2,7 @@
 import { join } from 'node:path';
 import { createWorker, type Worker } from '../src/jobs/worker.ts';
 import type { IsolateOptions } from '../src/imports/imports.fork.ts';
+import { importFiles } from '../src/imports/imports.files.ts';
 import { IMPORT_JOB, importHandler, type ImportJobDeps } from '../src/imports/imports.job.ts';
 import type { TestApp } from './helpers.ts';
 import { multipart } from './media.ts';
@@ -28,7 +29,7 @@ export function importWorker(t: TestApp, deps: Partial<ImportJobDeps> = {}, now?
   return createWorker({
     db: t.database.db,
     dialect: t.database.dialect,
-    handlers: { [IMPORT_JOB]: importHandler({ database: t.database, ...deps }) },
+    handlers: { [IMPORT_JOB]: importHandler({ database: t.database, files: importFiles(t.config), ...deps }) },
     concurrency: 1,
     leaseMs: 60_000,
     retry: { baseMs: 1, maxMs: 1 },

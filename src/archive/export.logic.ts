@@ -5,8 +5,6 @@
 // small record per file: it grows with the number of distinct media files, never their size.)
 //
 // GET /export and `waypost export` both call `exportArchive` and pipe what it returns.
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import yazl from 'yazl';
 import type { Db } from '../db/database.ts';
@@ -14,7 +12,7 @@ import type { Auth } from '../core/caller.ts';
 import { toGeoJson } from '../locations/locations.formats.ts';
 import { toLocation } from '../locations/locations.logic.ts';
 import { toMedium } from '../media/media.logic.ts';
-import { filePath, type Storage } from '../media/media.storage.ts';
+import { fileKey, type Storage } from '../media/media.storage.ts';
 import { toPost } from '../posts/posts.logic.ts';
 import { EXACT_PLACES } from '../privacy/places.ts';
 import { deliveriesForPosts } from '../services/deliveries.logic.ts';
@@ -168,11 +166,11 @@ export async function exportArchive(db: Db, storage: Storage, owner: ExportOwner
   const missing: string[] = [];
   const queueFiles = async (after: string | undefined): Promise<void> => {
     const files = await mediaFilesAfter(db, owner.id, after, FILE_BATCH);
-    const present: { path: string; name: string; size: number; last: boolean }[] = [];
+    const present: { key: string; name: string; size: number; last: boolean }[] = [];
     for (const [index, file] of files.entries()) {
-      const info = await stat(filePath(storage, file.sha256)).catch(() => undefined);
+      const info = await storage.store.head(fileKey(file.sha256));
       const name = archivePath(file.sha256, file.mime_type);
-      if (info) present.push({ path: filePath(storage, file.sha256), name, size: info.size, last: false });
+      if (info) present.push({ key: fileKey(file.sha256), name, size: info.size, last: false });
       else missing.push(name);
       if (index === files.length - 1 && present.length > 0) present[present.length - 1]!.last = true;
     }
@@ -181,14 +179,14 @@ export async function exportArchive(db: Db, storage: Storage, owner: ExportOwner
     for (const file of present) {
       // Media are compressed already: stored as they are.
       zip.addReadStreamLazy(file.name, { ...entry, compress: false, size: file.size }, (callback) => {
-        const open = () => {
-          const stream = createReadStream(file.path);
-          stream.on('error', fail);
-          stream.on('end', () => progress(1));
-          callback(null, stream);
-        };
+        const open = () =>
+          storage.store.read(file.key).then((stream) => {
+            stream.on('error', fail);
+            stream.on('end', () => progress(1));
+            callback(null, stream);
+          }, fail);
         if (file.last && next !== undefined) queueFiles(next).then(open, fail);
-        else open();
+        else void open();
       });
     }
     if (next === undefined) finish();

@@ -15,7 +15,7 @@ export async function exportRoutes(
   fastify: FastifyInstance,
   { database, config }: { database: Database; config: Config },
 ) {
-  const storage = mediaStorage(config.dataDir);
+  const storage = mediaStorage(config);
   const { db } = database;
   fastify.get(
     '/export',

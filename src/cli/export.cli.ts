@@ -46,7 +46,7 @@ export async function exportCommand(db: Db, config: Config, args: string[], out:
   if (!values.user || !target || positionals.length > 1) throw new UsageError(USAGE);
   const user = await getUser(db, values.user);
   const progress = process.stderr.isTTY ? progressLine(process.stderr) : undefined;
-  const archive = await exportArchive(db, mediaStorage(config.dataDir), user, {
+  const archive = await exportArchive(db, mediaStorage(config), user, {
     baseUrl: config.baseUrl,
     ...(progress ? { onProgress: (done: number, total: number) => progress.update(done, total) } : {}),
   });

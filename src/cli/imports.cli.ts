@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { basename, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Config } from '../config.ts';
+import { importFiles, type ImportFiles } from '../imports/imports.files.ts';
 import type { Database } from '../db/database.ts';
 import { IMPORT_JOB, IMPORT_MAX_ATTEMPTS, importHandler, type ImportPayload } from '../imports/imports.job.ts';
 import { createImport, getImport } from '../imports/imports.logic.ts';
@@ -54,8 +55,9 @@ async function runHeld(
   holder: { id: string; workerId: string },
   onBatch: (row: ImportRow) => void,
   restore: RestoreDeps,
+  files: ImportFiles,
 ): Promise<void> {
-  const handler = importHandler({ database, onBatch, restore });
+  const handler = importHandler({ database, files, onBatch, restore });
   try {
     const outcome = await handler.perform(job);
     await database.db.transaction().execute(async (trx) => {
@@ -104,7 +106,7 @@ export async function importCommand(
           format: values.format,
           scope: values.scope,
         },
-        { dataDir: config.dataDir, now: Date.now(), heldBy: { jobId, workerId, leaseMs } },
+        { files: importFiles(config), now: Date.now(), heldBy: { jobId, workerId, leaseMs } },
       );
       const payload: ImportPayload = { import_id: created.id };
       const job: Job = {
@@ -124,6 +126,7 @@ export async function importCommand(
         { id: jobId, workerId },
         (row) => tty?.write(progressLine(name, row)),
         restoreDeps(config, media),
+        importFiles(config),
       );
       if (tty) tty.write('\r\x1b[K');
       const done = await getImport(database.db, user.id, created.id);

@@ -54,7 +54,7 @@ export async function userCommand(database: Database, config: Config, args: stri
         (await confirm(`Delete ${user.username} and everything they own? Type the username: `, user.username));
       if (!sure) throw new UsageError(`not deleted: confirm by typing the username, or pass --yes`);
       // The same deletion as the account page's: docs/data-ownership.md.
-      await deleteAccount(database, user.id, accountTraces(mediaStorage(config.dataDir), signInLimits(config)));
+      await deleteAccount(database, user.id, accountTraces(mediaStorage(config), signInLimits(config)));
       out.info(`deleted user ${user.username}`);
       // The last account gone: a new setup link, as a start of the server would print.
       const setup = await setupNotice(db, config.baseUrl);

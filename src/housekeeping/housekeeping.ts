@@ -2,6 +2,7 @@
 // that lifetime is over, and nothing else. Each kind is one idempotent delete (or a sweep of
 // a folder), so two runs at once would only find less to do; the job queue makes sure one
 // runs at a time anyway (housekeeping.job.ts).
+import type { StorageConfig } from '../config.ts';
 import type { Db } from '../db/database.ts';
 import { purgeEndedDeliveries } from '../services/deliveries.repo.ts';
 import { purgeEndedJobs } from '../jobs/jobs.repo.ts';
@@ -43,11 +44,14 @@ export interface Retention {
 export interface HousekeepingDeps extends Retention {
   db: Db;
   dataDir: string;
+  /** Where stored files are (docs/design.md "Storage"); the data folder when absent. */
+  storage?: StorageConfig | undefined;
 }
 
 /** Runs every purge once, as of `now`; returns how many of each kind it removed. */
 export async function purgeExpired(deps: HousekeepingDeps, now: number): Promise<Purged> {
   const { db } = deps;
+  const files = { dataDir: deps.dataDir, storage: deps.storage ?? { kind: 'local' as const } };
   const tempBefore = now - deps.tempFileRetentionHours * HOUR_MS;
   return {
     oauth: await purgeExpiredEntities(db, now),
@@ -57,9 +61,9 @@ export async function purgeExpired(deps: HousekeepingDeps, now: number): Promise
     idempotency_keys: await purgeExpiredKeys(db, now),
     jobs: await purgeEndedJobs(db, now - deps.jobRetentionDays * DAY_MS),
     deliveries: await purgeEndedDeliveries(db, now - deps.deliveryRetentionDays * DAY_MS),
-    import_files: await purgeImportFiles(db, deps.dataDir, tempBefore),
+    import_files: await purgeImportFiles(db, files, tempBefore),
     media_temp_files: await purgeMediaTempFiles(deps.dataDir, tempBefore),
     // A deletion takes milliseconds between its two steps; an hour later it has stopped for good.
-    retired_media_files: await finishRetiredMedia(db, deps.dataDir, now - HOUR_MS),
+    retired_media_files: await finishRetiredMedia(db, files, now - HOUR_MS),
   };
 }

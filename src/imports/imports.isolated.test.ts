@@ -3,8 +3,7 @@
 // is refused by the reader long before the child's heap limit; a file that does exhaust the
 // child's heap kills the child, not the server, and after two such deaths (counted in the
 // database, so a restart between them changes nothing) the import fails for good.
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { importFileNames } from '../../test/storage.ts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTestUser } from '../../test/helpers.ts';
 import { drain, isolatedImportWorker, uploadImport } from '../../test/imports.ts';
@@ -62,7 +61,7 @@ describe('an import in a child process', () => {
       errors: [],
     });
     expect(await jobAndDeaths(id)).toEqual({ status: 'done', attempts: 1, worker_deaths: 0 });
-    expect(existsSync(join(t.config.dataDir, 'imports', id))).toBe(false);
+    expect((await importFileNames(t)).includes(id)).toBe(false);
   });
 
   it('a 10 MB bracket bomb is refused by the reader, far below a 64 MiB heap: import_too_deep, no death', async () => {
@@ -110,7 +109,7 @@ describe('an import in a child process', () => {
       ],
     });
     expect(await jobAndDeaths(id)).toEqual({ status: 'failed', attempts: 2, worker_deaths: 2 });
-    expect(existsSync(join(t.config.dataDir, 'imports', id))).toBe(false);
+    expect((await importFileNames(t)).includes(id)).toBe(false);
 
     // The server lived through it and answers over HTTP.
     const health = await fetch(`${t.baseUrl}/healthz`);

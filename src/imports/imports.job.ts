@@ -1,9 +1,9 @@
 // The `import` job: runs one import (imports.run.ts) in the queue, with its leases and retries,
 // and records how it ended on the import when the job closes.
-import { rm } from 'node:fs/promises';
 import type { Database, Db } from '../db/database.ts';
 import { refreshHistory } from '../history/refresh.ts';
 import type { Job, JobHandler } from '../jobs/worker.ts';
+import { removeImportFile, type ImportFiles } from './imports.files.ts';
 import { runInChild, WorkerDied, type IsolateOptions } from './imports.fork.ts';
 import { countWorkerDeath, findImportRow, finishImportRow, type ImportRow } from './imports.repo.ts';
 import { MAX_ERRORS, runImport, type ImportError, type RunOptions, type RunOutcome } from './imports.run.ts';
@@ -20,6 +20,8 @@ export interface ImportPayload {
 
 export interface ImportJobDeps {
   database: Database;
+  /** Where uploaded files are (imports.files.ts). */
+  files: ImportFiles;
   now?: () => number;
   /** Tests: smaller batches, a hook after each. */
   batchRecords?: number | undefined;
@@ -30,11 +32,6 @@ export interface ImportJobDeps {
    * `waypost worker` do; without it the import runs in this process (`waypost import`, tests).
    */
   isolate?: IsolateOptions | undefined;
-}
-
-/** The upload in the data folder is only needed to run the import; once it has ended, it goes. */
-export async function removeOwnedFile(row: Pick<ImportRow, 'file_owned' | 'file_path'>): Promise<void> {
-  if (row.file_owned === 1) await rm(row.file_path, { force: true });
 }
 
 function withError(row: ImportRow, error: ImportError): string {
@@ -56,6 +53,7 @@ export async function performImport(
   const outcome = await runImport(
     {
       database,
+      files: deps.files,
       ...(deps.now ? { now: deps.now } : {}),
       ...(deps.batchRecords ? { batchRecords: deps.batchRecords } : {}),
       ...(deps.onBatch ? { onBatch: deps.onBatch } : {}),
@@ -101,7 +99,8 @@ export function importHandler(deps: ImportJobDeps): JobHandler<RunOutcome> {
       const row = await findImportRow(trx, (job.payload as ImportPayload).import_id);
       if (row?.status !== 'running') return;
       await finishImportRow(trx, row.id, { status: 'done', progress: 1, finished_at: at }, at);
-      await removeOwnedFile(row);
+      // The upload is only needed to run the import; once it has ended, it goes.
+      await removeImportFile(deps.files, row);
     },
 
     async failed(trx, job, error, final, at) {
@@ -113,7 +112,7 @@ export function importHandler(deps: ImportJobDeps): JobHandler<RunOutcome> {
       }
       const errors = withError(row, { where: row.filename, message: `the import stopped: ${error}` });
       await finishImportRow(trx, row.id, { status: 'failed', errors, finished_at: at }, at);
-      await removeOwnedFile(row);
+      await removeImportFile(deps.files, row);
     },
   };
 }

@@ -1,8 +1,6 @@
 // Imports as the API shows them, and the three things a person does with them: start one from a
 // file, read them, and delete one (cancel it if it runs, and remove every point it stored).
-import { mkdirSync } from 'node:fs';
-import { open, rename, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { open, rm } from 'node:fs/promises';
 import { EXPORT_FORMAT } from '../archive/format.ts';
 import { emptyCounts, savedCounts } from '../archive/restore/restore.phase.ts';
 import type { Db } from '../db/database.ts';
@@ -15,7 +13,8 @@ import { newId } from '../lib/ids.ts';
 import { msToSeconds } from '../lib/time.ts';
 import { getSettings } from '../settings/settings.logic.ts';
 import { detectFile } from './detect.ts';
-import { IMPORT_JOB, IMPORT_MAX_ATTEMPTS, removeOwnedFile, type ImportPayload } from './imports.job.ts';
+import { removeImportFile, storeImportFile, type ImportFiles } from './imports.files.ts';
+import { IMPORT_JOB, IMPORT_MAX_ATTEMPTS, type ImportPayload } from './imports.job.ts';
 import {
   cancelImportRow,
   deleteImportedPoints,
@@ -67,13 +66,6 @@ export function toImport(row: ImportRow): Import {
   };
 }
 
-/** Where uploads wait to be imported. */
-export function importsDir(dataDir: string): string {
-  const dir = join(dataDir, 'imports');
-  mkdirSync(dir, { recursive: true });
-  return dir;
-}
-
 export interface NewImport {
   userId: string;
   /** The file: an upload in the data folder (`owned`, moved and deleted by us) or an operator's file. */
@@ -109,7 +101,8 @@ async function fileSize(path: string): Promise<number> {
 }
 
 export interface CreateImportOptions {
-  dataDir: string;
+  /** Where an upload is kept until its import ends (imports.files.ts). */
+  files: ImportFiles;
   now: number;
   /**
    * The caller's permissions (API): a restore writes every kind of object, so it needs what
@@ -123,7 +116,7 @@ export interface CreateImportOptions {
 /**
  * Checks the fields and the file's format (400 saying what the file looks like when it is no
  * location format), then stores the import and its job in one transaction. An owned upload is
- * moved to `<data>/imports/<id>`; on a refusal it is deleted.
+ * moved into the store as `imports/<id>`; on a refusal it is deleted.
  */
 export async function createImport(db: Db, input: NewImport, options: CreateImportOptions): Promise<Import> {
   const id = newId();
@@ -137,10 +130,7 @@ export async function createImport(db: Db, input: NewImport, options: CreateImpo
     }
     const scope = fields.scope ?? (await getSettings(db, input.userId)).defaultScopes.locations;
     const size = await fileSize(input.path);
-    if (input.owned) {
-      path = join(importsDir(options.dataDir), id);
-      await rename(input.path, path);
-    }
+    if (input.owned) path = await storeImportFile(options.files, id, input.path);
     const row: ImportRow = {
       id,
       user_id: input.userId,
@@ -173,7 +163,10 @@ export async function createImport(db: Db, input: NewImport, options: CreateImpo
     });
     return toImport(row);
   } catch (error) {
-    if (input.owned) await rm(path, { force: true });
+    if (input.owned) {
+      await rm(input.path, { force: true });
+      await removeImportFile(options.files, { file_owned: 1, file_path: path });
+    }
     throw error;
   }
 }
@@ -206,7 +199,7 @@ const DELETE_CHUNK = 5000;
  * then deletes the points it stored, a chunk at a time, the file, and the import. Stopped
  * half-way (a crash), the import stays `cancelled` and a second DELETE finishes the work.
  */
-export async function deleteImport(db: Db, userId: string, id: string, now: number): Promise<void> {
+export async function deleteImport(db: Db, files: ImportFiles, userId: string, id: string, now: number): Promise<void> {
   const row = await findUserImportRow(db, userId, id);
   if (!row) throw notFound();
   await db.transaction().execute(async (trx) => {
@@ -214,6 +207,6 @@ export async function deleteImport(db: Db, userId: string, id: string, now: numb
     await cancelJobs(trx, IMPORT_JOB, [id], now);
   });
   while ((await deleteImportedPoints(db, userId, id, DELETE_CHUNK)) > 0);
-  await removeOwnedFile(row);
+  await removeImportFile(files, row);
   await deleteImportRow(db, id);
 }

@@ -10,12 +10,12 @@ import type { Db } from '../db/database.ts';
 import { callerId } from '../http/caller.ts';
 import { problems } from '../http/schemas.ts';
 import { nowMs } from '../lib/time.ts';
+import { importFiles } from './imports.files.ts';
 import {
   createImport,
   deleteImport,
   getImport,
   IMPORT_FORMATS,
-  importsDir,
   listImports,
   RESTORE_PERMISSIONS,
 } from './imports.logic.ts';
@@ -35,7 +35,8 @@ const tags = ['imports'];
 export async function importsRoutes(fastify: FastifyInstance, { db, config, onJobsQueued }: ImportsRoutesOptions) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.addSchema(ImportSchema);
-  const dir = importsDir(config.dataDir);
+  const files = importFiles(config);
+  const dir = files.dir;
   const limit = config.importLimit;
   await app.register(multipart, {
     limits: { fileSize: limit, files: 1, fields: 4, fieldSize: 1024, parts: 6, headerPairs: 100 },
@@ -69,7 +70,7 @@ export async function importsRoutes(fastify: FastifyInstance, { db, config, onJo
       const created = await createImport(
         db,
         { userId: callerId(request), path: upload.path, owned: true, filename: upload.filename, ...upload.fields },
-        { dataDir: config.dataDir, now: nowMs(), permissions: request.auth?.permissions },
+        { files, now: nowMs(), permissions: request.auth?.permissions },
       );
       onJobsQueued?.();
       return reply.code(202).header('location', `/imports/${created.id}`).send(created);
@@ -120,7 +121,7 @@ export async function importsRoutes(fastify: FastifyInstance, { db, config, onJo
       },
     },
     async (request, reply) => {
-      await deleteImport(db, callerId(request), request.params.id, nowMs());
+      await deleteImport(db, files, callerId(request), request.params.id, nowMs());
       return reply.code(204).send(null);
     },
   );

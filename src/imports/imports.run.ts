@@ -5,7 +5,6 @@
 // (user_id, time, lat, lon) keeps any point from being stored twice. Between batches the run
 // checks that the import is still running (DELETE cancels it) and keeps its job's lease.
 import { createReadStream } from 'node:fs';
-import { access } from 'node:fs/promises';
 import { EXPORT_FORMAT } from '../archive/format.ts';
 import type { RestoreDeps } from '../archive/restore/restore.phase.ts';
 import { runRestore } from '../archive/restore/restore.run.ts';
@@ -19,6 +18,7 @@ import {
   PointBatch,
   type ImportRow,
 } from './imports.repo.ts';
+import { importFilePresent, withImportFile, type ImportFiles } from './imports.files.ts';
 import { isFormat } from './readers/formats.ts';
 import { readers } from './readers/index.ts';
 import type { ImportRecord } from './readers/reader.ts';
@@ -37,6 +37,8 @@ export interface ImportError {
 
 export interface RunOptions {
   database: Database;
+  /** Where uploaded files are (imports.files.ts). */
+  files: ImportFiles;
   now?: () => number;
   batchRecords?: number;
   /** Renews the job's lease inside a batch's transaction; false: another worker owns the import now. */
@@ -68,13 +70,21 @@ export async function runImport(options: RunOptions, importId: string): Promise<
   const { database } = options;
   const { db } = database;
   const now = options.now ?? Date.now;
-  const batchRecords = options.batchRecords ?? BATCH_RECORDS;
   const first = await findImportRow(db, importId);
   if (!first || !(await startImportRow(db, importId, now()))) return 'cancelled';
   const row = (await findImportRow(db, importId))!;
-  await access(row.file_path).catch(() => {
-    throw permanent('the uploaded file is gone');
-  });
+  if (!(await importFilePresent(options.files, row.file_path))) throw permanent('the uploaded file is gone');
+  // A file in a bucket is read from a local copy, made once per run.
+  return withImportFile(options.files, row.file_path, (path) => runFrom(options, { ...row, file_path: path }));
+}
+
+/** The run, with the import's file at `row.file_path` on this machine. */
+async function runFrom(options: RunOptions, row: ImportRow): Promise<RunOutcome> {
+  const { database } = options;
+  const { db } = database;
+  const now = options.now ?? Date.now;
+  const batchRecords = options.batchRecords ?? BATCH_RECORDS;
+  const importId = row.id;
   if (row.format === EXPORT_FORMAT) {
     if (!options.restore) throw permanent('this worker cannot restore exports');
     const { onBatch } = options;

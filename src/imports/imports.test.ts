@@ -2,13 +2,13 @@
 // Records.json and GPX end to end, detection refusing what is no location file, the undo, a
 // cancel mid-import, a worker killed mid-import, a truncated file, and no upload making a 5xx.
 import fc from 'fast-check';
-import { existsSync, readdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { clearImportFiles, importFileNames } from '../../test/storage.ts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestApp, countRows, createTestUser, type TestApp } from '../../test/helpers.ts';
 import { drain, importWorker, uploadImport } from '../../test/imports.ts';
 import { tokenFor } from '../../test/tokens.ts';
 import { makeZip } from '../../test/zip.ts';
+import { importFiles } from './imports.files.ts';
 import { deleteImport } from './imports.logic.ts';
 
 let t: TestApp;
@@ -29,8 +29,7 @@ beforeEach(async () => {
   await t.database.db.deleteFrom('locations').execute();
   await t.database.db.deleteFrom('imports').execute();
   await t.database.db.deleteFrom('jobs').execute();
-  const dir = join(t.config.dataDir, 'imports');
-  for (const name of readdirSync(dir)) rmSync(join(dir, name));
+  await clearImportFiles(t);
 });
 
 const get = (url: string, token = writer) =>
@@ -149,7 +148,7 @@ describe('POST /imports', () => {
       },
     ]);
     // The upload is not kept once the import has ended.
-    expect(readdirSync(join(t.config.dataDir, 'imports'))).toEqual([]);
+    expect(await importFileNames(t)).toEqual([]);
   });
 
   it('reads GPX 1.1 tracks, routes and waypoints and GPX 1.0 speed and course; points without time are skipped', async () => {
@@ -256,7 +255,7 @@ describe('POST /imports', () => {
     });
     const job = await t.database.db.selectFrom('jobs').select(['status', 'attempts']).executeTakeFirstOrThrow();
     expect(job).toEqual({ status: 'failed', attempts: 1 });
-    expect(existsSync(join(t.config.dataDir, 'imports', id))).toBe(false);
+    expect((await importFileNames(t)).includes(id)).toBe(false);
   });
 
   it('refuses at once, with 400 saying what it is, a file in no location format', async () => {
@@ -282,7 +281,7 @@ describe('POST /imports', () => {
       });
     }
     expect(await countRows(t.database, 'imports')).toBe(0);
-    expect(readdirSync(join(t.config.dataDir, 'imports'))).toEqual([]);
+    expect(await importFileNames(t)).toEqual([]);
   });
 
   it('400 for an unknown format or scope, an unknown field, no file; 413 over the limit; 401 without write_locations', async () => {
@@ -306,7 +305,7 @@ describe('POST /imports', () => {
     expect((await uploadImport(t, reader, file, 'r.json')).statusCode).toBe(401);
     expect((await get('/imports', reader)).statusCode).toBe(401);
     expect(await countRows(t.database, 'imports')).toBe(0);
-    expect(readdirSync(join(t.config.dataDir, 'imports'))).toEqual([]);
+    expect(await importFileNames(t)).toEqual([]);
   });
 
   it('takes the format when given, even for content it would not detect', async () => {
@@ -548,9 +547,9 @@ describe('DELETE /imports/<id>', () => {
 
   it('cancels a queued import: its job does nothing and the file is gone', async () => {
     const a = (await uploadImport(t, writer, recordsJson(3), 'a.json')).json<{ id: string }>();
-    expect(readdirSync(join(t.config.dataDir, 'imports'))).toEqual([a.id]);
+    expect(await importFileNames(t)).toEqual([a.id]);
     expect((await del(`/imports/${a.id}`)).statusCode).toBe(204);
-    expect(readdirSync(join(t.config.dataDir, 'imports'))).toEqual([]);
+    expect(await importFileNames(t)).toEqual([]);
     await drain(importWorker(t));
     expect(await countRows(t.database, 'locations')).toBe(0);
     expect((await t.database.db.selectFrom('jobs').select('status').execute()).map((j) => j.status)).toEqual([
@@ -565,7 +564,7 @@ describe('DELETE /imports/<id>', () => {
       batchRecords: 10,
       onBatch: async () => {
         batches += 1;
-        if (batches === 2) await deleteImport(t.database.db, user.id, a.id, Date.now());
+        if (batches === 2) await deleteImport(t.database.db, importFiles(t.config), user.id, a.id, Date.now());
       },
     });
     await drain(worker);
@@ -636,6 +635,6 @@ describe('a worker killed mid-import', () => {
       duplicates: 0,
     });
     expect(await countRows(t.database, 'locations')).toBe(30);
-    expect(existsSync(join(t.config.dataDir, 'imports', a.id))).toBe(false);
+    expect((await importFileNames(t)).includes(a.id)).toBe(false);
   });
 });

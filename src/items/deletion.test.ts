@@ -1,14 +1,13 @@
 // Deleting one item through the API: the permission matrix, the same 404 for another person's
 // item as for a missing one, private items, public counts and pages, a medium's file shared by
 // two accounts, posts naming a deleted medium, a post's deliveries, and ranges of locations.
-import { existsSync } from 'node:fs';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, countRows, createTestUser, type TestApp } from '../../test/helpers.ts';
 import { insertItems, KINDS, type Kind } from '../../test/items.ts';
 import { uploadMedium } from '../../test/media.ts';
 import { tokenFor } from '../../test/tokens.ts';
-import { filePath, mediaStorage, thumbnailPath } from '../media/media.storage.ts';
+import { fileKey, mediaStorage, stored, thumbnailKey } from '../media/media.storage.ts';
 import type { Permission } from '../core/permissions.ts';
 
 let t: TestApp;
@@ -107,7 +106,7 @@ describe('deleting media', () => {
       .toBuffer();
 
   it('a file shared by two accounts stays until its last medium goes, with its thumbnail', async () => {
-    const storage = mediaStorage(t.config.dataDir);
+    const storage = mediaStorage(t.config);
     const [a, b] = [await createTestUser(t.database), await createTestUser(t.database)];
     const [tokenA, tokenB] = [
       await tokenFor(t, a, ['upload_media', 'get_private_scope']),
@@ -118,20 +117,20 @@ describe('deleting media', () => {
     const second = (await uploadMedium(t, tokenB, bytes, 'b.png', 'image/png')).json<{ id: string; sha256: string }>();
     const third = (await uploadMedium(t, tokenA, bytes, 'c.png', 'image/png')).json<{ id: string; sha256: string }>();
     expect(second.sha256).toBe(first.sha256);
-    const file = filePath(storage, first.sha256);
-    expect(existsSync(file)).toBe(true);
-    expect(existsSync(thumbnailPath(storage, first.sha256))).toBe(true);
+    const file = fileKey(first.sha256);
+    expect(await stored(storage, file)).toBe(true);
+    expect(await stored(storage, thumbnailKey(first.sha256))).toBe(true);
 
     expect((await request('DELETE', `/media/id/${first.id}`, tokenA)).statusCode).toBe(204);
     expect((await request('DELETE', `/media/id/${third.id}`, tokenA)).statusCode).toBe(204);
-    expect(existsSync(file)).toBe(true); // b's medium still has it
+    expect(await stored(storage, file)).toBe(true); // b's medium still has it
     const stillThere = await request('GET', `/media/id/${second.id}/file`, tokenB);
     expect(stillThere.statusCode).toBe(200);
     expect(stillThere.rawPayload.equals(bytes)).toBe(true);
 
     expect((await request('DELETE', `/media/id/${second.id}`, tokenB)).statusCode).toBe(204);
-    expect(existsSync(file)).toBe(false);
-    expect(existsSync(thumbnailPath(storage, first.sha256))).toBe(false);
+    expect(await stored(storage, file)).toBe(false);
+    expect(await stored(storage, thumbnailKey(first.sha256))).toBe(false);
   });
 
   it('a post that names a deleted medium keeps its text and drops the id', async () => {

@@ -7,7 +7,7 @@ import { rm } from 'node:fs/promises';
 import type { Outbound } from '../lib/ssrf.ts';
 import type { MediaJobs } from './image-workers.ts';
 import { sniff } from './media.probe.ts';
-import { commitFile, filePath, thumbnailPath, writeFileAtomic, writeTemp, type Storage } from './media.storage.ts';
+import { commitFile, fileKey, thumbnailKey, writeFileAtomic, writeTemp, type Storage } from './media.storage.ts';
 
 export interface FetchedImage {
   sha256: string;
@@ -61,8 +61,8 @@ export async function fetchImage(
       mimeType: sniffed.mimeType,
       timeZone,
     });
-    await commitFile(temp.path, filePath(deps.storage, temp.sha256));
-    if (thumbnail) await writeFileAtomic(deps.storage, thumbnailPath(deps.storage, temp.sha256), thumbnail);
+    await commitFile(deps.storage, temp.path, fileKey(temp.sha256));
+    if (thumbnail) await writeFileAtomic(deps.storage, thumbnailKey(temp.sha256), thumbnail);
     return { sha256: temp.sha256, size: temp.size, mimeType: sniffed.mimeType, ...facts, hasThumbnail: !!thumbnail };
   } finally {
     await rm(temp.path, { force: true });

@@ -1,14 +1,14 @@
 // Sending a stored file: content type, a strong ETag (the content hash), conditional GET, and
 // single byte ranges (RFC 9110 14), so video can be seeked. A request for several ranges gets
-// the whole file: RFC 9110 14.2 lets a server ignore Range.
+// the whole file: RFC 9110 14.2 lets a server ignore Range. Files are streamed through Waypost
+// from either store, never redirected to the bucket (docs/design.md "Storage").
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
 import { sendProblem } from '../http/errors.ts';
 import { problem } from '../core/errors.ts';
 import { noneMatch } from '../items/conditional.ts';
 import type { StoredFile } from './media.logic.ts';
-import { fileUnavailable } from './media.storage.ts';
+import { MissingObject } from '../storage/store.ts';
+import { fileUnavailable, type Storage } from './media.storage.ts';
 
 /** A single satisfiable range, 'unsatisfiable', or undefined to send everything. */
 export function parseRange(
@@ -31,8 +31,14 @@ export function parseRange(
   return { start, end };
 }
 
-export async function sendStoredFile(request: FastifyRequest, reply: FastifyReply, file: StoredFile) {
-  const info = await stat(file.path).catch(() => undefined);
+/** The object's bytes; one gone between its head and its read is the same operator's problem. */
+const body = (storage: Storage, key: string, range?: { start: number; end: number }) =>
+  storage.store.read(key, range).catch((error: unknown) => {
+    throw error instanceof MissingObject ? fileUnavailable() : error;
+  });
+
+export async function sendStoredFile(request: FastifyRequest, reply: FastifyReply, storage: Storage, file: StoredFile) {
+  const info = await storage.store.head(file.key);
   if (!info) throw fileUnavailable();
   const headers = request.headers;
   void reply
@@ -54,7 +60,7 @@ export async function sendStoredFile(request: FastifyRequest, reply: FastifyRepl
       .code(206)
       .header('content-range', `bytes ${range.start}-${range.end}/${info.size}`)
       .header('content-length', range.end - range.start + 1)
-      .send(createReadStream(file.path, { start: range.start, end: range.end }));
+      .send(await body(storage, file.key, range));
   }
-  return reply.header('content-length', info.size).send(createReadStream(file.path));
+  return reply.header('content-length', info.size).send(await body(storage, file.key));
 }

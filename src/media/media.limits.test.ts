@@ -5,10 +5,9 @@
 // an image job is stuck; and a public copy is made once however many strangers ask at once.
 import { createHash } from 'node:crypto';
 import { deflateSync, crc32 } from 'node:zlib';
-import { readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mediaFiles } from '../../test/storage.ts';
 import { buildTestApp, countRows, createTestUser, type TestApp } from '../../test/helpers.ts';
 import { uploadMedium } from '../../test/media.ts';
 import { tokenFor } from '../../test/tokens.ts';
@@ -111,16 +110,6 @@ const METADATA_REFUSED = refusal(
   'The file carries more than 8388608 bytes of metadata (WAYPOST_MEDIA_MAX_METADATA_BYTES). The file is refused.',
 );
 
-/** Every file under the media folder (temporary ones included). */
-function mediaFiles(app: TestApp): string[] {
-  const walk = (dir: string): string[] =>
-    readdirSync(dir).flatMap((name) => {
-      const path = join(dir, name);
-      return statSync(path).isDirectory() ? walk(path) : [path];
-    });
-  return walk(join(app.config.dataDir, 'media'));
-}
-
 const png = () =>
   sharp({ create: { width: 16, height: 8, channels: 3, background: '#ff8800' } })
     .png()
@@ -157,13 +146,13 @@ describe('hostile images', () => {
     ['a JPEG with 8 MiB of EXIF segments', () => metadataHeavyJpeg(8 * 1024 * 1024), 'exif.jpg', METADATA_REFUSED],
   ])('refuses %s with 422 naming the limit, and keeps no row and no file', async (_name, make, filename, body) => {
     const rows = await countRows(t.database, 'media');
-    const files = mediaFiles(t);
+    const files = await mediaFiles(t);
     const response = await uploadMedium(t, uploader, await make(), filename, 'image/jpeg');
     expect(response.statusCode).toBe(422);
     expect(response.headers['content-type']).toBe('application/problem+json; charset=utf-8');
     expect(response.json()).toEqual(body);
     expect(await countRows(t.database, 'media')).toBe(rows);
-    expect(mediaFiles(t)).toEqual(files);
+    expect(await mediaFiles(t)).toEqual(files);
   });
 });
 
@@ -195,7 +184,7 @@ describe('a stuck image job', () => {
       const otherBytes = await png();
       const other = await uploadMedium(app, token, otherBytes, 'other.png', 'image/png');
       expect(other.statusCode).toBe(201);
-      const otherFiles = mediaFiles(app);
+      const otherFiles = await mediaFiles(app);
 
       const finished: string[] = [];
       const track = <T>(name: string, promise: Promise<T>) =>
@@ -249,7 +238,7 @@ describe('a stuck image job', () => {
       ]);
       expect(finished.slice(0, 2)).toEqual(['unrelated', 'stuck']);
       expect(await countRows(app.database, 'media')).toBe(1);
-      expect(mediaFiles(app)).toEqual(otherFiles);
+      expect(await mediaFiles(app)).toEqual(otherFiles);
     } finally {
       await app.close();
     }

@@ -1,4 +1,5 @@
-import { access, readFile, rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { positionAt } from '../locations/position-at.ts';
 import type { Db } from '../db/database.ts';
 import type { Auth } from '../core/caller.ts';
@@ -26,15 +27,18 @@ import {
 } from './media.repo.ts';
 import { fileUnavailable } from './media.storage.ts';
 import { CAPTION_MAX, type Medium } from './media.schemas.ts';
+import { removeUnusedFiles } from './media.removal.ts';
 import {
   placeShared,
   settleShared,
-  filePath,
-  hashFile,
+  fileKey,
+  hashObject,
   produceFileAtomic,
-  publicCopyFailedPath,
-  publicCopyPath,
-  thumbnailPath,
+  publicCopyFailedKey,
+  publicCopyKey,
+  stored,
+  thumbnailKey,
+  withLocalCopy,
   writeFileAtomic,
   type Storage,
   type TempFile,
@@ -131,7 +135,8 @@ export async function getMedium(db: Db, baseUrl: string, id: string, auth: Auth 
 
 /** A stored file to send, after the object's access rules allowed it. */
 export interface StoredFile {
-  path: string;
+  /** Its key in the store (src/storage/store.ts). */
+  key: string;
   type: string;
   etag: string;
 }
@@ -147,25 +152,25 @@ export async function mediumFile(
   const row = await readItem(db, 'media', id, auth);
   if (which === 'file') {
     if (auth?.userId === row.user_id) {
-      return { path: filePath(storage, row.sha256), type: row.mime_type, etag: `"${row.sha256}"` };
+      return { key: fileKey(row.sha256), type: row.mime_type, etag: `"${row.sha256}"` };
     }
     const copy = await publicCopy(media, row);
-    return { ...copy, etag: `"${(await copyFactsOf(db, copy.path, row.sha256)).sha256}"` };
+    return { ...copy, etag: `"${(await copyFactsOf(db, storage, copy.key, row.sha256)).sha256}"` };
   }
   if (!row.has_thumbnail) throw notFound('This medium has no thumbnail.');
   // The thumbnail's own hash: one derived from the original's would hand that out to strangers.
-  const path = thumbnailPath(storage, row.sha256);
-  const thumbnail = await hashFile(path).catch(() => {
+  const key = thumbnailKey(row.sha256);
+  const thumbnail = await hashObject(storage.store, key).catch(() => {
     throw fileUnavailable();
   });
-  return { path, type: 'image/webp', etag: `"${thumbnail.sha256}"` };
+  return { key, type: 'image/webp', etag: `"${thumbnail.sha256}"` };
 }
 
-/** The facts of the public copy at `path` of the original `sha256`: recorded, or read from the copy and recorded. */
-async function copyFactsOf(db: Db, path: string, sha256: string): Promise<CopyFacts> {
+/** The facts of the public copy `key` of the original `sha256`: recorded, or read from the copy and recorded. */
+async function copyFactsOf(db: Db, storage: Storage, key: string, sha256: string): Promise<CopyFacts> {
   const known = (await publicCopyFacts(db, [sha256])).get(sha256);
   if (known) return known;
-  const facts = await hashFile(path).catch(() => {
+  const facts = await hashObject(storage.store, key).catch(() => {
     throw fileUnavailable();
   });
   await recordPublicCopy(db, sha256, facts);
@@ -191,25 +196,21 @@ export async function fittedPublicImage(
   maxSide: number,
 ): Promise<{ bytes: Uint8Array; width: number; height: number } | null> {
   const copy = await publicCopy(media, row);
-  const target = `${copy.path}.fit-${newId()}`;
+  const target = join(media.storage.tmp, `fit-${newId()}`);
   try {
-    const fitted = await media.jobs.run({ op: 'fit', path: copy.path, target, maxBytes, maxSide });
-    if (fitted === 'failed') return null;
-    return { bytes: new Uint8Array(await readFile(target)), width: fitted.width, height: fitted.height };
+    return await withLocalCopy(media.storage, copy.key, async (path) => {
+      const fitted = await media.jobs.run({ op: 'fit', path, target, maxBytes, maxSide });
+      if (fitted === 'failed') return null;
+      return { bytes: new Uint8Array(await readFile(target)), width: fitted.width, height: fitted.height };
+    });
   } finally {
     await rm(target, { force: true });
   }
 }
 
-const exists = (path: string) =>
-  access(path).then(
-    () => true,
-    () => false,
-  );
-
 type CopyResult = 'ok' | 'failed' | 'missing';
 
-/** A public copy on disk and its content type. */
+/** A public copy in the store and its content type. */
 export type PublicCopy = Omit<StoredFile, 'etag'>;
 
 /**
@@ -222,14 +223,14 @@ export type PublicCopy = Omit<StoredFile, 'etag'>;
  */
 async function publicCopy(media: MediaDeps, row: MediumRow): Promise<PublicCopy> {
   const { storage } = media;
-  const path = publicCopyPath(storage, row.sha256);
-  if (!(await exists(path))) {
+  const key = publicCopyKey(row.sha256);
+  if (!(await stored(storage, key))) {
     let made: CopyResult;
-    if (await exists(publicCopyFailedPath(storage, row.sha256))) made = 'failed';
+    if (await stored(storage, publicCopyFailedKey(row.sha256))) made = 'failed';
     else {
       let making = media.making.get(row.sha256);
       if (!making) {
-        making = makePublicCopy(media, row, path).finally(() => media.making.delete(row.sha256));
+        making = makePublicCopy(media, row, key).finally(() => media.making.delete(row.sha256));
         media.making.set(row.sha256, making);
       }
       made = await making;
@@ -240,29 +241,26 @@ async function publicCopy(media: MediaDeps, row: MediumRow): Promise<PublicCopy>
     }
   }
   const type = row.kind === 'image' ? withoutMetadataType(row.mime_type) : row.mime_type;
-  return { path, type };
+  return { key, type };
 }
 
-async function makePublicCopy(media: MediaDeps, row: MediumRow, path: string): Promise<CopyResult> {
+async function makePublicCopy(media: MediaDeps, row: MediumRow, key: string): Promise<CopyResult> {
   const { storage, tools, jobs } = media;
-  const original = filePath(storage, row.sha256);
-  let made: CopyResult;
-  if (row.kind === 'image') {
-    // The image worker writes the copy; a job over a limit or its time is a failure like any other.
-    made = await produceFileAtomic(storage, path, (temp) =>
-      jobs.run({ op: 'strip', path: original, mimeType: row.mime_type, target: temp }).catch((error: unknown) => {
-        if (error instanceof BusyError) throw busy();
-        return 'failed' as const;
-      }),
-    );
-  } else {
-    const ffmpeg = tools.ffmpeg;
-    if (!ffmpeg) return 'missing';
-    made = await produceFileAtomic(storage, path, (temp) =>
-      remuxWithoutMetadata(ffmpeg, original, row.mime_type, temp),
-    );
-  }
-  if (made === 'failed') await writeFileAtomic(storage, publicCopyFailedPath(storage, row.sha256), new Uint8Array(0));
+  const ffmpeg = tools.ffmpeg;
+  if (row.kind !== 'image' && !ffmpeg) return 'missing';
+  // The original as a file on this machine: itself in a folder store, a temporary copy of a bucket's object.
+  const made: CopyResult = await withLocalCopy(storage, fileKey(row.sha256), (original) =>
+    row.kind === 'image'
+      ? // The image worker writes the copy; a job over a limit or its time is a failure like any other.
+        produceFileAtomic(storage, key, (temp) =>
+          jobs.run({ op: 'strip', path: original, mimeType: row.mime_type, target: temp }).catch((error: unknown) => {
+            if (error instanceof BusyError) throw busy();
+            return 'failed' as const;
+          }),
+        )
+      : produceFileAtomic(storage, key, (temp) => remuxWithoutMetadata(ffmpeg!, original, row.mime_type, temp)),
+  );
+  if (made === 'failed') await writeFileAtomic(storage, publicCopyFailedKey(row.sha256), new Uint8Array(0));
   return made;
 }
 
@@ -339,34 +337,46 @@ export async function createMedium(
     const { sha256, size } = upload.file;
     // The file may be shared with other media, whose deletion may be removing it right now:
     // placed, then settled once the row is committed (media.storage.ts, "Files shared by content").
-    const original = filePath(storage, sha256);
-    await placeShared(upload.file.path, original);
-    if (thumb) await writeFileAtomic(storage, thumbnailPath(storage, sha256), thumb);
-    const now = nowMs();
-    // A file that says when but not where is placed by the person's history, if it knows.
-    const placed = facts.location ?? (facts.takenMs === null ? null : await positionAt(db, userId, facts.takenMs));
-    const row = mediumRow({
-      userId,
-      id: newId(),
-      scope: fields.scope ?? settings.defaultScopes.media,
-      timeMs: facts.takenMs ?? now,
-      createdAtMs: now,
-      file: { kind: facts.kind, mimeType: facts.mimeType, size, sha256 },
-      width: facts.width,
-      height: facts.height,
-      duration: facts.durationS,
-      location: placed,
-      locationSource: facts.location ? 'exif' : 'history',
-      caption: fields.caption,
-      hasThumbnail: Boolean(thumb),
-    });
-    await insertMedium(db, row);
-    await settleShared(upload.file.path, original);
-    if (thumb && !(await exists(thumbnailPath(storage, sha256)))) {
-      await writeFileAtomic(storage, thumbnailPath(storage, sha256), thumb);
+    const original = fileKey(sha256);
+    await placeShared(storage, upload.file.path, original);
+    let row: MediumRow;
+    try {
+      if (thumb) await writeFileAtomic(storage, thumbnailKey(sha256), thumb);
+      row = await insertNewMedium();
+    } catch (error) {
+      // No row was committed: what was stored for it goes, unless another medium has the content.
+      await removeUnusedFiles(db, storage, [sha256]).catch(() => undefined);
+      throw error;
+    }
+    await settleShared(storage, upload.file.path, original);
+    if (thumb && !(await stored(storage, thumbnailKey(sha256)))) {
+      await writeFileAtomic(storage, thumbnailKey(sha256), thumb);
     }
     const owner = await findUserById(db, userId);
     return toMedium(row, owner?.username ?? '', baseUrl, EXACT_PLACES, 'original');
+
+    async function insertNewMedium(): Promise<MediumRow> {
+      const now = nowMs();
+      // A file that says when but not where is placed by the person's history, if it knows.
+      const placed = facts.location ?? (facts.takenMs === null ? null : await positionAt(db, userId, facts.takenMs));
+      const row = mediumRow({
+        userId,
+        id: newId(),
+        scope: fields.scope ?? settings.defaultScopes.media,
+        timeMs: facts.takenMs ?? now,
+        createdAtMs: now,
+        file: { kind: facts.kind, mimeType: facts.mimeType, size, sha256 },
+        width: facts.width,
+        height: facts.height,
+        duration: facts.durationS,
+        location: placed,
+        locationSource: facts.location ? 'exif' : 'history',
+        caption: fields.caption,
+        hasThumbnail: Boolean(thumb),
+      });
+      await insertMedium(db, row);
+      return row;
+    }
   } finally {
     await rm(upload.file.path, { force: true });
   }

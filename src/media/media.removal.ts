@@ -1,12 +1,19 @@
 // Deleting a medium (docs/data-ownership.md): the row, its name in the posts that show it, and
 // the file once no medium of any account has the same content.
-import { rm } from 'node:fs/promises';
 import type { Auth } from '../core/caller.ts';
 import type { Db } from '../db/database.ts';
 import { deleteOwnItem } from '../items/writes.logic.ts';
 import { postsNamingMedium, setPostMediaIds } from '../posts/posts.repo.ts';
 import { forgetPublicCopy, hashInUse } from './media.repo.ts';
-import { filePath, finishRetired, publicCopyPath, retireShared, thumbnailPath, type Storage } from './media.storage.ts';
+import {
+  fileKey,
+  finishRetired,
+  publicCopyFailedKey,
+  publicCopyKey,
+  retireShared,
+  thumbnailKey,
+  type Storage,
+} from './media.storage.ts';
 
 /**
  * A stored file goes when no medium of any account has its content any more: the original,
@@ -17,13 +24,13 @@ import { filePath, finishRetired, publicCopyPath, retireShared, thumbnailPath, t
  */
 export async function removeUnusedFiles(db: Db, storage: Storage, hashes: Iterable<string>): Promise<void> {
   for (const sha256 of hashes) {
-    const original = filePath(storage, sha256);
+    const original = fileKey(sha256);
     const aside = await retireShared(storage, original);
     const inUse = await hashInUse(db, sha256);
-    await finishRetired(aside, original, inUse);
+    await finishRetired(storage, aside, original, inUse);
     if (inUse) continue;
-    for (const path of [thumbnailPath(storage, sha256), publicCopyPath(storage, sha256)]) {
-      await rm(path, { force: true });
+    for (const key of [thumbnailKey(sha256), publicCopyKey(sha256), publicCopyFailedKey(sha256)]) {
+      await storage.store.remove(key);
     }
     await forgetPublicCopy(db, sha256);
   }

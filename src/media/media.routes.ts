@@ -31,7 +31,7 @@ export async function mediaRoutes(
   }: { db: Db; config: Config; pages?: PageCache | undefined; jobs: MediaJobs; cursors: Cursors },
 ) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const storage = mediaStorage(config.dataDir);
+  const storage = mediaStorage(config);
   const { baseUrl, uploadLimit } = config;
   const tools = await findMediaTools(config);
   const warning = missingToolsWarning(config, tools);
@@ -89,7 +89,7 @@ export async function mediaRoutes(
         },
       },
       async (request, reply) =>
-        sendStoredFile(request, reply, await mediumFile(db, media, request.params.id, request.auth, which)),
+        sendStoredFile(request, reply, storage, await mediumFile(db, media, request.params.id, request.auth, which)),
     );
   }
 

@@ -2,11 +2,10 @@
 // whose name lies, one over the limit, and one that breaks off; then the files as served.
 import fc from 'fast-check';
 import { createHash } from 'node:crypto';
-import { readdirSync, statSync } from 'node:fs';
 import { connect } from 'node:net';
-import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mediaFiles } from '../../test/storage.ts';
 import { buildTestApp, countRows, createTestUser, type TestApp } from '../../test/helpers.ts';
 import { multipart, uploadMedium } from '../../test/media.ts';
 import { listeningTestApp } from '../../test/server.ts';
@@ -61,16 +60,6 @@ const upload = (app: TestApp, file: Buffer, filename: string, type: string, fiel
 const get = (url: string, token?: string, headers: Record<string, string> = {}) =>
   t.app.inject({ method: 'GET', url, headers: { ...headers, ...(token ? { authorization: `Bearer ${token}` } : {}) } });
 
-/** Every file under the media folder (temporary ones included). */
-function mediaFiles(app: TestApp): string[] {
-  const walk = (dir: string): string[] =>
-    readdirSync(dir).flatMap((name) => {
-      const path = join(dir, name);
-      return statSync(path).isDirectory() ? walk(path) : [path];
-    });
-  return walk(join(app.config.dataDir, 'media'));
-}
-
 type MediumBody = { id: string; url: string; thumbnail_url: string; sha256: string; size: number; time: number };
 
 describe('POST /media', () => {
@@ -119,13 +108,13 @@ describe('POST /media', () => {
     expect(lying.statusCode).toBe(201);
     expect(lying.json()).toMatchObject({ mime_type: 'image/png', kind: 'image', width: 8, height: 4, scope: 'public' });
     const rows = await countRows(t.database, 'media');
-    const files = mediaFiles(t).length;
+    const files = (await mediaFiles(t)).length;
     const script = Buffer.from('#!/bin/sh\necho pwned\n'.repeat(20));
     const text = await upload(t, script, 'cat.jpg', 'image/jpeg');
     expect(text.statusCode).toBe(415);
     expect(text.json()).toMatchObject({ code: 'unsupported_media_type' });
     expect(await countRows(t.database, 'media')).toBe(rows);
-    expect(mediaFiles(t)).toHaveLength(files);
+    expect(await mediaFiles(t)).toHaveLength(files);
   });
 
   it('400 for a missing file, an unknown field or a bad scope; 415 for a body that is not multipart; 401 without upload_media', async () => {
@@ -165,7 +154,7 @@ describe('POST /media', () => {
       expect(response.statusCode).toBe(413);
       expect(response.json()).toMatchObject({ code: 'payload_too_large' });
       expect(await countRows(small.database, 'media')).toBe(0);
-      expect(mediaFiles(small)).toEqual([]);
+      expect(await mediaFiles(small)).toEqual([]);
       expect((await upload(small, await png(), 'ok.png', 'image/png', {}, token)).statusCode).toBe(201);
     } finally {
       await small.close();
@@ -196,8 +185,9 @@ describe('POST /media', () => {
         socket.on('error', reject);
       });
       // The server notices the closed connection asynchronously: wait for the temp file to go.
-      for (let i = 0; i < 100 && mediaFiles(live).length > 0; i += 1) await new Promise((r) => setTimeout(r, 20));
-      expect(mediaFiles(live)).toEqual([]);
+      for (let i = 0; i < 100 && (await mediaFiles(live)).length > 0; i += 1)
+        await new Promise((r) => setTimeout(r, 20));
+      expect(await mediaFiles(live)).toEqual([]);
       expect(await countRows(live.database, 'media')).toBe(0);
     } finally {
       await live.close();
@@ -205,7 +195,7 @@ describe('POST /media', () => {
   });
 
   it('every class of upload gets its exact answer, and none a 5xx', async () => {
-    const filesBefore = mediaFiles(t);
+    const filesBefore = await mediaFiles(t);
     // Bytes no sniffer takes for a media file: lower-case letters and spaces (plain text).
     const text = fc.stringMatching(/^[a-z ]{0,200}$/).map((v) => Buffer.from(v));
     const scope = fc.constantFrom('public', 'private');
@@ -271,7 +261,7 @@ describe('POST /media', () => {
       { numRuns: 60 },
     );
     // Refused uploads leave no file behind.
-    expect(mediaFiles(t)).toEqual(filesBefore);
+    expect(await mediaFiles(t)).toEqual(filesBefore);
 
     // Multipart bodies that are broken as multipart.
     const post = (contentType: string, payload: Buffer) =>

@@ -3,18 +3,20 @@
 // interleave them. Whatever the order, once the upload's row is committed and the upload has
 // settled, the file is in place with its bytes, and nothing is left in the temporary folders.
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { buildTestApp, createTestUser, type TestApp } from '../../test/helpers.ts';
 import { finishRetiredMedia } from '../housekeeping/temp-files.ts';
 import { newId } from '../lib/ids.ts';
+import { keysUnder, objectBytes } from '../../test/storage.ts';
 import {
-  filePath,
+  fileKey,
   finishRetired,
   mediaStorage,
   placeShared,
-  retiredDir,
+  RETIRED_PREFIX,
+  stored,
   retireShared,
   settleShared,
   writeFileAtomic,
@@ -33,17 +35,17 @@ let sha256: string;
 
 beforeAll(async () => {
   t = await buildTestApp();
-  storage = mediaStorage(t.config.dataDir);
+  storage = mediaStorage(t.config);
   a = (await createTestUser(t.database)).id;
   b = (await createTestUser(t.database)).id;
 });
 afterAll(() => t.close());
 
-/** A's medium, with its file on disk: the one about to be deleted. Fresh bytes for each test. */
+/** A's medium, with its file stored: the one about to be deleted. Fresh bytes for each test. */
 beforeEach(async () => {
   bytes = Buffer.from(`shared content ${newId()}`);
   sha256 = createHash('sha256').update(bytes).digest('hex');
-  await writeFileAtomic(storage, filePath(storage, sha256), bytes);
+  await writeFileAtomic(storage, fileKey(sha256), bytes);
   await insertMedium(a);
 });
 
@@ -81,16 +83,14 @@ const deleteRowsOf = (userId: string) =>
 async function uploadUntilCommit() {
   const temp = await writeTemp(storage, Readable.from([bytes]));
   expect(temp.sha256).toBe(sha256);
-  const placed = await placeShared(temp.path, filePath(storage, sha256));
+  const placed = await placeShared(storage, temp.path, fileKey(sha256));
   return { temp: temp.path, placed };
 }
 
-function expectFileIntact() {
-  const path = filePath(storage, sha256);
-  expect(existsSync(path)).toBe(true);
-  expect(readFileSync(path).equals(bytes)).toBe(true);
+async function expectFileIntact() {
+  expect((await objectBytes(storage, fileKey(sha256)))?.equals(bytes)).toBe(true);
   expect(readdirSync(storage.tmp).filter((name) => name.endsWith('.part'))).toEqual([]);
-  expect(existsSync(retiredDir(storage)) ? readdirSync(retiredDir(storage)) : []).toEqual([]);
+  expect(await keysUnder(storage, RETIRED_PREFIX)).toEqual([]);
 }
 
 it('the deletion checks before the upload commits: the upload puts its copy back', async () => {
@@ -99,71 +99,71 @@ it('the deletion checks before the upload commits: the upload puts its copy back
   await deleteRowsOf(a);
   await removeUnusedFiles(t.database.db, storage, [sha256]);
   // The window the old code lost the file in: the deletion saw no medium with this content.
-  expect(existsSync(filePath(storage, sha256))).toBe(false);
+  expect(await stored(storage, fileKey(sha256))).toBe(false);
   await insertMedium(b);
-  await settleShared(upload.temp, filePath(storage, sha256));
-  expectFileIntact();
+  await settleShared(storage, upload.temp, fileKey(sha256));
+  await expectFileIntact();
 });
 
 it('the upload commits and settles between the deletion moving the file aside and its check', async () => {
   const upload = await uploadUntilCommit();
   await deleteRowsOf(a);
-  const aside = await retireShared(storage, filePath(storage, sha256));
+  const aside = await retireShared(storage, fileKey(sha256));
   expect(aside).toBeDefined();
   await insertMedium(b);
-  await settleShared(upload.temp, filePath(storage, sha256));
-  await finishRetired(aside, filePath(storage, sha256), await hashInUse(t.database.db, sha256));
-  expectFileIntact();
+  await settleShared(storage, upload.temp, fileKey(sha256));
+  await finishRetired(storage, aside, fileKey(sha256), await hashInUse(t.database.db, sha256));
+  await expectFileIntact();
 });
 
 it('the upload commits before the deletion moves the file aside, and settles after it', async () => {
   const upload = await uploadUntilCommit();
   await deleteRowsOf(a);
   await insertMedium(b);
-  const aside = await retireShared(storage, filePath(storage, sha256));
-  await settleShared(upload.temp, filePath(storage, sha256));
-  await finishRetired(aside, filePath(storage, sha256), await hashInUse(t.database.db, sha256));
-  expectFileIntact();
+  const aside = await retireShared(storage, fileKey(sha256));
+  await settleShared(storage, upload.temp, fileKey(sha256));
+  await finishRetired(storage, aside, fileKey(sha256), await hashInUse(t.database.db, sha256));
+  await expectFileIntact();
 });
 
 it('the upload is over before the deletion starts: the deletion puts the file back', async () => {
   const upload = await uploadUntilCommit();
   await insertMedium(b);
-  await settleShared(upload.temp, filePath(storage, sha256));
+  await settleShared(storage, upload.temp, fileKey(sha256));
   await deleteRowsOf(a);
   await removeUnusedFiles(t.database.db, storage, [sha256]);
-  expectFileIntact();
+  await expectFileIntact();
 });
 
 it('the upload finds no file (a deletion moved it aside) and links its own; the deletion then removes only its copy', async () => {
   await deleteRowsOf(a);
-  const aside = await retireShared(storage, filePath(storage, sha256));
+  const aside = await retireShared(storage, fileKey(sha256));
   const upload = await uploadUntilCommit();
   expect(upload.placed).toBe('placed');
-  await finishRetired(aside, filePath(storage, sha256), await hashInUse(t.database.db, sha256));
+  await finishRetired(storage, aside, fileKey(sha256), await hashInUse(t.database.db, sha256));
   await insertMedium(b);
-  await settleShared(upload.temp, filePath(storage, sha256));
-  expectFileIntact();
+  await settleShared(storage, upload.temp, fileKey(sha256));
+  await expectFileIntact();
 });
 
 it('with no upload, the file goes with its last medium', async () => {
   await deleteRowsOf(a);
   await removeUnusedFiles(t.database.db, storage, [sha256]);
-  expect(existsSync(filePath(storage, sha256))).toBe(false);
-  expect(readdirSync(retiredDir(storage))).toEqual([]);
+  expect(await stored(storage, fileKey(sha256))).toBe(false);
+  expect(await keysUnder(storage, RETIRED_PREFIX)).toEqual([]);
 });
 
 it('a deletion stopped after moving the file aside is finished by housekeeping: back when in use, else gone', async () => {
-  await retireShared(storage, filePath(storage, sha256));
-  expect(existsSync(filePath(storage, sha256))).toBe(false);
+  await retireShared(storage, fileKey(sha256));
+  expect(await stored(storage, fileKey(sha256))).toBe(false);
   // Housekeeping leaves a file moved aside only a moment ago to the deletion still running.
-  expect(await finishRetiredMedia(t.database.db, t.config.dataDir, Date.now() - 60_000)).toBe(0);
-  expect(await finishRetiredMedia(t.database.db, t.config.dataDir, Date.now() + 1000)).toBe(1);
-  expectFileIntact();
+  expect(await finishRetiredMedia(t.database.db, t.config, Date.now() - 60_000)).toBe(0);
+  expect(await finishRetiredMedia(t.database.db, t.config, Date.now() + 1000)).toBe(1);
+  await expectFileIntact();
 
   await deleteRowsOf(a);
-  await retireShared(storage, filePath(storage, sha256));
-  expect(await finishRetiredMedia(t.database.db, t.config.dataDir, Date.now() + 1000)).toBe(1);
-  expect(existsSync(filePath(storage, sha256))).toBe(false);
-  expect(readdirSync(retiredDir(storage))).toEqual([]);
+  await retireShared(storage, fileKey(sha256));
+  expect(await finishRetiredMedia(t.database.db, t.config, Date.now() + 1000)).toBe(1);
+  expect(await stored(storage, fileKey(sha256))).toBe(false);
+  expect(await keysUnder(storage, RETIRED_PREFIX)).toEqual([]);
 });

@@ -73,7 +73,7 @@ describe('tokens from tokenFor', () => {
     const leaving = await createTestUser(t.database);
     const token = await tokenFor(t, leaving, ['get_views']);
     expect((await get('/test/get_views', token)).statusCode).toBe(200);
-    await deleteAccount(t.database, leaving.id, accountTraces(mediaStorage(t.config.dataDir)));
+    await deleteAccount(t.database, leaving.id, accountTraces(mediaStorage(t.config)));
     expect((await get('/test/get_views', token)).headers['www-authenticate']).toMatch(/error="invalid_token"/);
   });
 

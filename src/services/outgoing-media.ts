@@ -1,9 +1,9 @@
 // The media that go out with a post (docs/api.md "Services and groups"): the public ones only,
 // looked up when the delivery runs, as the public copies strangers get (without metadata).
-import { readFile } from 'node:fs/promises';
 import type { Db } from '../db/database.ts';
 import { AppError } from '../core/errors.ts';
 import { fittedPublicImage, publicMediumFile, type MediaDeps } from '../media/media.logic.ts';
+import { readObject } from '../media/media.storage.ts';
 import { withoutMetadataType } from '../media/media.probe.ts';
 import { publicMediaRows, type MediumRow } from '../media/media.repo.ts';
 import { DeliveryError, type OutgoingMedium } from './connectors/connector.ts';
@@ -38,7 +38,7 @@ function toOutgoing(row: MediumRow, files: MediaFiles, baseUrl: string): Outgoin
     caption: row.caption,
     width: row.width,
     height: row.height,
-    read: async () => new Uint8Array(await readFile((await copy()).path)),
+    read: async () => readObject((await files()).storage, (await copy()).key),
     fit: async (maxBytes, maxSide) => {
       if (kind !== 'image') return null;
       return fittedPublicImage(await files(), row, maxBytes, maxSide).catch((error: unknown) => cannotSend(error, row));

@@ -13,6 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Browser, formOf } from '../../test/browser.ts';
 import { createTestUser, DIALECT } from '../../test/helpers.ts';
 import { uploadMedium } from '../../test/media.ts';
+import { keysUnder, objectBytes } from '../../test/storage.ts';
+import { mediaStorage } from '../media/media.storage.ts';
 import { listeningTestApp } from '../../test/server.ts';
 import { tokenFor } from '../../test/tokens.ts';
 
@@ -32,14 +34,6 @@ const STRINGS = {
   bio: `${MARK} bio`,
   hook: `https://${MARK.toLowerCase()}.example/hook`,
 };
-
-/** Every file under a folder, recursively. */
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    return entry.isDirectory() ? filesUnder(path) : [path];
-  });
-}
 
 /** Every row of every table of the application, as text. */
 async function everyRow(): Promise<Map<string, string>> {
@@ -148,11 +142,17 @@ describe('deleting an account on /account', () => {
         .where('id', '=', service.id)
         .executeTakeFirstOrThrow()
     ).secrets;
-    const mediaDir = join(t.config.dataDir, 'media');
-    const originals = () => filesUnder(mediaDir).filter((path) => readFileSync(path).equals(file));
-    expect(originals()).toHaveLength(1);
-    const ownFiles = () => filesUnder(mediaDir).filter((path) => path.includes(medium.sha256));
-    expect(ownFiles().length).toBeGreaterThanOrEqual(3); // original, thumbnail, public copy
+    // The store's objects (a folder's files or a bucket's objects, docs/design.md "Storage").
+    const storage = mediaStorage(t.config);
+    const mediaKeys = () => keysUnder(storage, 'media/');
+    const originals = async () => {
+      const found = [];
+      for (const key of await mediaKeys()) if ((await objectBytes(storage, key))?.equals(file)) found.push(key);
+      return found;
+    };
+    expect(await originals()).toHaveLength(1);
+    const ownFiles = async () => (await mediaKeys()).filter((key) => key.includes(medium.sha256));
+    expect((await ownFiles()).length).toBeGreaterThanOrEqual(3); // original, thumbnail, public copy
 
     const done = await browser.request(`${t.baseUrl}/account/delete`, {
       form: { csrf: form.csrf, password: person.password },
@@ -170,9 +170,9 @@ describe('deleting an account on /account', () => {
       for (const needle of needles) expect(rows.includes(needle), `${needle} in ${table}`).toBe(false);
     }
     expect((await everyRow()).get('users')).toContain(bystander.id);
-    expect(originals()).toEqual([]);
-    expect(ownFiles()).toEqual([]);
-    expect(filesUnder(mediaDir).length).toBeGreaterThan(0); // the bystander's file
+    expect(await originals()).toEqual([]);
+    expect(await ownFiles()).toEqual([]);
+    expect((await mediaKeys()).length).toBeGreaterThan(0); // the bystander's file
 
     if (DIALECT === 'sqlite') {
       const rawFiles = () =>

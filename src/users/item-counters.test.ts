@@ -85,7 +85,7 @@ describe('item counters on the user row', () => {
     await insertItems(t.database, 'posts', two.id, [{ scope: 'public' }, { scope: 'public' }]);
     await expectCountersTrue(one.id);
     await expectCountersTrue(two.id);
-    await deleteAccount(t.database, one.id, accountTraces(mediaStorage(t.config.dataDir)));
+    await deleteAccount(t.database, one.id, accountTraces(mediaStorage(t.config)));
     expect(await userRow(one.id)).toBeUndefined();
     await expectCountersTrue(two.id);
   });

@@ -2,7 +2,7 @@
 // each file checked as an upload is (its bytes are those its hash names, within the upload
 // limit and the media limits, an image, video or audio file), placed by content hash, and its
 // row made and written as an upload's is (src/media/media.repo.ts), 50 media a batch.
-import { access, rm, stat } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { messageOf } from '../../lib/message-of.ts';
 import { secondsToMs } from '../../lib/time.ts';
 import { LimitError } from '../../media/media.limits.ts';
@@ -12,8 +12,10 @@ import { CAPTION_MAX } from '../../media/media.schemas.ts';
 import {
   placeShared,
   settleShared,
-  filePath,
-  thumbnailPath,
+  fileKey,
+  stored,
+  thumbnailKey,
+  withLocalCopy,
   writeFileAtomic,
   writeTemp,
 } from '../../media/media.storage.ts';
@@ -23,12 +25,6 @@ import { entryBytes } from './restore.read.ts';
 import { resolveIds } from './restore.ids.ts';
 import { checker, isNew, lineBatches, tally, validLines, type Phase } from './restore.phase.ts';
 import { ownsContent } from './restore.repo.ts';
-
-const exists = (path: string) =>
-  access(path).then(
-    () => true,
-    () => false,
-  );
 
 /** A medium's file could not be restored: the reason, for the import's errors. */
 class FileRefused extends Error {}
@@ -42,7 +38,7 @@ class FileRefused extends Error {}
  */
 async function restoreFile(run: Phase, medium: MediumRecord): Promise<RestoredFile> {
   const { storage } = run.deps;
-  const final = filePath(storage, medium.sha256);
+  const final = fileKey(medium.sha256);
   if (!new RegExp(`^${MEDIA_FOLDER}/${medium.sha256}\\.[a-z0-9]{1,8}$`).test(medium.file)) {
     throw new FileRefused('its "file" is not media/<its sha256>.<extension>');
   }
@@ -53,9 +49,11 @@ async function restoreFile(run: Phase, medium: MediumRecord): Promise<RestoredFi
     // medium's `sha256`), so naming one would hand out that account's original (docs/privacy.md).
     const absent = new FileRefused(`its file ${medium.file} is not in the archive`);
     if (!(await ownsContent(run.db, run.userId, medium.sha256))) throw absent;
-    const present = await stat(final).catch(() => undefined);
+    const present = await storage.store.head(final);
     if (!present) throw absent;
-    const sniffed = await sniff(final);
+    const sniffed = await withLocalCopy(storage, final, sniff).catch(() => {
+      throw absent;
+    });
     if (!sniffed) throw new FileRefused('its file on this server is no image, video or audio');
     return { ...sniffed, size: present.size, thumbnail: undefined, temp: undefined };
   }
@@ -83,8 +81,8 @@ async function restoreFile(run: Phase, medium: MediumRecord): Promise<RestoredFi
       throw error; // BusyError or worse: the job is tried again later
     }
     // Shared by content: placed now, settled once the row is committed (media.storage.ts).
-    await placeShared(temp.path, final);
-    if (thumbnail) await writeFileAtomic(storage, thumbnailPath(storage, medium.sha256), thumbnail);
+    await placeShared(storage, temp.path, final);
+    if (thumbnail) await writeFileAtomic(storage, thumbnailKey(medium.sha256), thumbnail);
     return { ...sniffed, size: temp.size, thumbnail, temp: temp.path };
   } catch (error) {
     await rm(temp.path, { force: true });
@@ -135,7 +133,7 @@ export async function restoreMedia(run: Phase, mediaIds: Map<string, string>, ba
           if (counting) run.problem(where, error.message);
           continue;
         }
-        const hasThumbnail = Boolean(file.thumbnail) || (await exists(thumbnailPath(run.deps.storage, medium.sha256)));
+        const hasThumbnail = Boolean(file.thumbnail) || (await stored(run.deps.storage, thumbnailKey(medium.sha256)));
         rows.push(
           mediumRow({
             userId: run.userId,
@@ -161,9 +159,9 @@ export async function restoreMedia(run: Phase, mediaIds: Map<string, string>, ba
       // The rows are committed: a deletion of the same content from now on sees them.
       for (const { sha256, file } of placed) {
         const { storage } = run.deps;
-        if (file.temp) await settleShared(file.temp, filePath(storage, sha256));
-        if (file.thumbnail && !(await exists(thumbnailPath(storage, sha256)))) {
-          await writeFileAtomic(storage, thumbnailPath(storage, sha256), file.thumbnail);
+        if (file.temp) await settleShared(storage, file.temp, fileKey(sha256));
+        if (file.thumbnail && !(await stored(storage, thumbnailKey(sha256)))) {
+          await writeFileAtomic(storage, thumbnailKey(sha256), file.thumbnail);
         }
       }
     } finally {

@@ -3,7 +3,8 @@
 // the API object by object; ids another account holds on the target changing, with the
 // references following; a second restore adding nothing; and hostile archives (path traversal,
 // bad JSON, a zip bomb, a wrong hash) reported per line without a 5xx or a stray row.
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { importFileNames } from '../../../test/storage.ts';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
@@ -459,7 +460,7 @@ describe('permissions', () => {
       'Bearer realm="waypost", error="insufficient_scope", scope="create_post"',
     );
     expect(await countRows(target.database, 'imports')).toBe(imports);
-    expect(readdirSync(join(target.config.dataDir, 'imports'))).toEqual([]);
+    expect(await importFileNames(target)).toEqual([]);
   });
 });
 
