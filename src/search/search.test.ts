@@ -328,7 +328,7 @@ describe('the index in step', () => {
         )
       ).rows[0]!.n;
     expect(Number(await rows())).toBe(2);
-    await deleteAccount(t.database, person.id, accountTraces(mediaStorage(t.config.dataDir), signInLimits(t.config)));
+    await deleteAccount(t.database, person.id, accountTraces(mediaStorage(t.config), signInLimits(t.config)));
     expect(Number(await rows())).toBe(0);
   });
 });
