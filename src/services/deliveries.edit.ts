@@ -8,13 +8,11 @@ import { enqueueJobs, latestJobFor, setJobPayload } from '../jobs/jobs.repo.ts';
 import type { Job, JobHandler } from '../jobs/worker.ts';
 import { connectors, isServiceType } from './connectors/index.ts';
 import { DeliveryError, type OutgoingPost } from './connectors/connector.ts';
-import { postPageUrl, refusalIsFinal, type DeliveryDeps } from './deliveries.job.ts';
+import { postPageUrl, refusalIsFinal, serviceContext, type DeliveryDeps } from './deliveries.job.ts';
 import type { DeliveryPayload } from './deliveries.logic.ts';
 import { DELIVERY_JOB, findDeliveryRow } from './deliveries.repo.ts';
 import { sentPost } from './deliveries.retry.ts';
-import { openSecrets } from './secrets.ts';
 import { findServiceRow } from './services.repo.ts';
-import { connectorState } from './services.state.ts';
 import type { EditStatus } from '../db/schema.ts';
 
 export const EDIT_JOB = 'delivery_edit';
@@ -81,13 +79,8 @@ export function editHandler({ db, outbound, secretsKey, now, baseUrl }: Delivery
         update({
           post,
           pageUrl: postPageUrl(baseUrl, post.username, post.id),
-          serviceId: service.id,
-          config: JSON.parse(service.config) as Record<string, string>,
-          secrets: openSecrets(secretsKey, service.id, service.secrets),
-          state: connectorState(db, secretsKey, service),
+          ...serviceContext({ db, outbound, secretsKey, now }, service),
           deliveryId,
-          outbound,
-          now,
           remoteId: delivery.remote_id ?? null,
           remoteUrl: delivery.remote_url,
         }),

@@ -4,12 +4,12 @@ import type { Db } from '../db/database.ts';
 import { OutboundBlockedError, type Outbound } from '../lib/ssrf.ts';
 import type { Job, JobHandler } from '../jobs/worker.ts';
 import { connectors, isServiceType } from './connectors/index.ts';
-import { DeliveryError, type PublishResult } from './connectors/connector.ts';
+import { DeliveryError, type PublishResult, type ServiceContext } from './connectors/connector.ts';
 import type { DeliveryPayload } from './deliveries.logic.ts';
 import { findDeliveryRow, updatePendingDelivery } from './deliveries.repo.ts';
 import { outgoingMedia, type MediaFiles } from './outgoing-media.ts';
 import { openSecrets, type SecretKey } from './secrets.ts';
-import { findServiceRow, setServiceStatus } from './services.repo.ts';
+import { findServiceRow, setServiceStatus, type ServiceRow } from './services.repo.ts';
 import { connectorState } from './services.state.ts';
 
 export interface DeliveryDeps {
@@ -28,6 +28,22 @@ type Outcome = PublishResult & { serviceId: string | null };
 /** The public page of a post (docs/web-public.md): where a shortened text links to. */
 export function postPageUrl(baseUrl: string, username: string, postId: string): string {
   return `${baseUrl}/@${encodeURIComponent(username)}/${postId}`;
+}
+
+/** What a connector gets to reach a service: its settings, secrets, state and the outbound guard. */
+export function serviceContext(
+  deps: Pick<DeliveryDeps, 'db' | 'outbound' | 'secretsKey' | 'now'>,
+  service: ServiceRow,
+): ServiceContext {
+  const { db, outbound, secretsKey, now } = deps;
+  return {
+    serviceId: service.id,
+    config: JSON.parse(service.config) as Record<string, string>,
+    secrets: openSecrets(secretsKey, service.id, service.secrets),
+    state: connectorState(db, secretsKey, service),
+    outbound,
+    now,
+  };
 }
 
 /**
@@ -61,13 +77,8 @@ export function deliveryHandler({ db, outbound, secretsKey, now, baseUrl, media 
         // Read now, not when the post was written: a medium made private or deleted since stays home.
         media: await outgoingMedia(db, media, baseUrl, delivery.user_id, post.media_ids),
         pageUrl: postPageUrl(baseUrl, post.username, post.id),
-        serviceId: service.id,
-        config: JSON.parse(service.config) as Record<string, string>,
-        secrets: openSecrets(secretsKey, service.id, service.secrets),
-        state: connectorState(db, secretsKey, service),
+        ...serviceContext({ db, outbound, secretsKey, now }, service),
         deliveryId,
-        outbound,
-        now,
       };
       const result = await refusalIsFinal(() => connector.publish!(request));
       return { ...result, serviceId: service.id };
