@@ -24,7 +24,7 @@ import { fold } from '../src/search/search.query.ts';
 import { ownSearcher, search } from '../src/search/search.logic.ts';
 import { createUser } from '../src/users/users.logic.ts';
 import { log, median, spread } from './harness.ts';
-import { createDatabase, dropDatabase } from './seed-pg.ts';
+import { createDatabase, databaseExists, databaseUrl, dropDatabase } from './seed-pg.ts';
 
 const POSTS = Number(process.env.BENCH_POSTS ?? 1_000_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -176,6 +176,8 @@ async function bareTable(database: Database): Promise<void> {
     await sql`create table bench_bare (id bigint primary key, body text not null,
       doc tsvector generated always as (to_tsvector('simple'::regconfig, body)) stored)`.execute(database.db);
     await sql`create index bench_bare_doc on bench_bare using gin (doc)`.execute(database.db);
+    // The same planner statistics as search_docs.doc (migration 0049), so the floor is as well planned.
+    await sql`alter table bench_bare alter column doc set statistics 1000`.execute(database.db);
   }
 }
 
@@ -264,6 +266,7 @@ async function measure(label: string, database: Database, userId: string, words:
   for (const [name, make] of querySorts(words)) {
     const rounds = { ours50: [] as number[], ours99: [] as number[], bare50: [] as number[], bare99: [] as number[] };
     let found = 0;
+    const slowest: [number, string][] = [];
     for (let round = 0; round < ROUNDS; round++) {
       const ours: number[] = [];
       const floor: number[] = [];
@@ -275,6 +278,7 @@ async function measure(label: string, database: Database, userId: string, words:
             if (round === 0) found += page.items.length;
           }),
         );
+        slowest.push([ours.at(-1)!, query.ours]);
         floor.push(await timed(() => bare(query.bare)));
       }
       rounds.ours50.push(percentile(ours, 0.5));
@@ -288,6 +292,12 @@ async function measure(label: string, database: Database, userId: string, words:
     log(
       `| ${label} | ${name} | ${cell(rounds.ours50)} | ${cell(rounds.ours99)} | ${cell(rounds.bare50)} | ${cell(rounds.bare99)} | ${(found / QUERIES).toFixed(1)} |`,
     );
+    // BENCH_SLOWEST=n names the n slowest of our queries of each sort, to study their plans.
+    const show = Number(process.env.BENCH_SLOWEST ?? 0);
+    if (show > 0) {
+      const named = slowest.sort((a, b) => b[0] - a[0]).slice(0, show);
+      log(`  slowest: ${named.map(([ms, q]) => `${q} ${ms.toFixed(1)} ms`).join(', ')}`);
+    }
   }
   log(
     `${label}: every query of every sort: p99 ${percentile(all.ours, 0.99).toFixed(1)} ms (bare ${percentile(all.bare, 0.99).toFixed(1)} ms)`,
@@ -309,17 +319,34 @@ try {
     await database.close();
   }
   if (process.env.BENCH_PG_URL) {
-    const name = `waypost_bench_search_${process.pid}`;
-    const url = await createDatabase(process.env.BENCH_PG_URL, name);
+    // BENCH_PG_KEEP=1 keeps the seeded database for the next run (seeding takes minutes).
+    const keep = process.env.BENCH_PG_KEEP === '1';
+    const name = keep ? `waypost_bench_search_${POSTS}` : `waypost_bench_search_${process.pid}`;
+    const seeded = keep && (await databaseExists(process.env.BENCH_PG_URL, name));
+    const url = seeded
+      ? databaseUrl(process.env.BENCH_PG_URL, name)
+      : await createDatabase(process.env.BENCH_PG_URL, name);
     const database = openDatabase({ url });
     try {
       await migrateToLatest(database);
-      await bareTable(database);
-      const userId = await seed(database, words);
+      let userId: string;
+      if (seeded) {
+        userId = (
+          await database.db
+            .selectFrom('users')
+            .select('id')
+            .where('username', '=', 'searcher')
+            .executeTakeFirstOrThrow()
+        ).id;
+        log(`  reusing the seeded database ${name}`);
+      } else {
+        await bareTable(database);
+        userId = await seed(database, words);
+      }
       await measure('PostgreSQL', database, userId, words);
     } finally {
       await database.close();
-      await dropDatabase(process.env.BENCH_PG_URL, name);
+      if (!keep) await dropDatabase(process.env.BENCH_PG_URL, name);
     }
   }
 } finally {
