@@ -60,6 +60,16 @@ describe(`migrations on ${DIALECT}`, () => {
     });
   }
 
+  if (DIALECT === 'postgres') {
+    it('give the search index a statistics target of 1,000 (migration 0049)', async () => {
+      test = await createTestDatabase();
+      await migrateToLatest(test.database);
+      const { rows } = await sql<{ target: number }>`select attstattarget::int as target from pg_attribute
+        where attrelid = 'search_docs'::regclass and attname = 'doc'`.execute(test.database.db);
+      expect(rows).toEqual([{ target: 1000 }]);
+    });
+  }
+
   if (DIALECT === 'sqlite') {
     it('open SQLite with WAL, foreign keys and a busy timeout', async () => {
       test = await createTestDatabase();
