@@ -1,6 +1,7 @@
 // Loopback servers that speak the protocols posts are published over, as their specifications
 // define them: each checks what it is sent (paths, methods, auth, required fields, upload
 // bodies) and refuses what the real server would refuse, so a connector that strays fails.
+import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { startReceiver, type Received, type Receiver } from './receivers.ts';
 
@@ -40,13 +41,20 @@ export interface FakeMastodon {
   statuses: Record<string, unknown>[];
   /** Each status's edits, by its id, in the order they came. */
   edits: Record<string, { status?: string; media_ids?: string[] }[]>;
+  /** Apps registered through POST /api/v1/apps, as they were sent. */
+  apps: { client_name: string; redirect_uris: string; scopes: string; website: string; client_id: string }[];
+  /** What the authorization page was asked, each time it was shown. */
+  authorizations: Record<string, string>[];
   /** GET /api/v1/media/:id answers 206 this many times per medium before 200. */
   processingPolls: number;
   maxCharacters: number;
   close(): Promise<void>;
 }
 
-export async function startMastodon(token: string, options: { maxCharacters?: number } = {}): Promise<FakeMastodon> {
+export async function startMastodon(
+  token: string,
+  options: { maxCharacters?: number; metadata?: boolean } = {},
+): Promise<FakeMastodon> {
   const receiver = await startReceiver();
   const polls = new Map<string, number>();
   const fake: FakeMastodon = {
@@ -55,14 +63,19 @@ export async function startMastodon(token: string, options: { maxCharacters?: nu
     uploads: [],
     statuses: [],
     edits: {},
+    apps: [],
+    authorizations: [],
     processingPolls: 1,
     maxCharacters: options.maxCharacters ?? 500,
     close: () => receiver.close(),
   };
+  const codes = new Map<string, { clientId: string; redirectUri: string; challenge: string | null }>();
   const length = (text: string) => [...text.replace(/https?:\/\/[^\s]+/g, 'x'.repeat(23))].length;
   receiver.answer = (request, response) => {
     void (async () => {
       const path = request.path;
+      const oauth = mastodonOAuth(fake, token, codes, options.metadata ?? true);
+      if (oauth(request, response)) return;
       if (request.method === 'GET' && path === '/api/v2/instance') {
         return json(response, 200, {
           domain: '127.0.0.1',
@@ -145,6 +158,127 @@ export async function startMastodon(token: string, options: { maxCharacters?: nu
     })();
   };
   return fake;
+}
+
+/**
+ * Mastodon's side of signing in (docs.joinmastodon.org/client/token/, methods/apps/, methods/oauth/):
+ * RFC 8414 metadata (Mastodon 4.3+, with PKCE S256) unless `metadata` is false (an older server:
+ * fixed paths, no PKCE); POST /api/v1/apps registering a client for exact redirect URIs; an
+ * authorization page with Authorize and Deny; POST /oauth/token exchanging a code once, for its
+ * client, redirect URI and (with PKCE) verifier, for the fake's token. Answers true when it took
+ * the request.
+ */
+function mastodonOAuth(
+  fake: FakeMastodon,
+  token: string,
+  codes: Map<string, { clientId: string; redirectUri: string; challenge: string | null }>,
+  metadata: boolean,
+) {
+  return (request: Received, response: ServerResponse): boolean => {
+    const url = new URL(request.path, fake.url);
+    const form = () => Object.fromEntries(new URLSearchParams(request.body));
+    if (request.method === 'GET' && url.pathname === '/.well-known/oauth-authorization-server') {
+      if (!metadata) json(response, 404, { error: 'Not found' });
+      else {
+        json(response, 200, {
+          issuer: `${fake.url}/`,
+          authorization_endpoint: `${fake.url}/oauth/authorize`,
+          token_endpoint: `${fake.url}/oauth/token`,
+          app_registration_endpoint: `${fake.url}/api/v1/apps`,
+          scopes_supported: ['read', 'write', 'read:accounts', 'read:statuses', 'write:statuses', 'write:media'],
+          response_types_supported: ['code'],
+          code_challenge_methods_supported: ['S256'],
+          grant_types_supported: ['authorization_code', 'client_credentials'],
+        });
+      }
+      return true;
+    }
+    if (request.method === 'POST' && url.pathname === '/api/v1/apps') {
+      const body = form();
+      if (!body.client_name || !body.redirect_uris) {
+        json(response, 422, { error: "Validation failed: Name can't be blank" });
+        return true;
+      }
+      const app = {
+        client_name: body.client_name,
+        redirect_uris: body.redirect_uris,
+        scopes: body.scopes ?? 'read',
+        website: body.website ?? '',
+        client_id: `client-${fake.apps.length + 1}`,
+      };
+      fake.apps.push(app);
+      json(response, 200, {
+        id: String(fake.apps.length),
+        name: app.client_name,
+        redirect_uri: app.redirect_uris,
+        client_id: app.client_id,
+        client_secret: `secret-of-${app.client_id}`,
+      });
+      return true;
+    }
+    if (url.pathname === '/oauth/authorize') {
+      const asked = request.method === 'GET' ? Object.fromEntries(url.searchParams) : form();
+      const app = fake.apps.find((a) => a.client_id === asked.client_id);
+      if (!app || asked.redirect_uri !== app.redirect_uris || asked.response_type !== 'code') {
+        response
+          .writeHead(400, { 'content-type': 'text/html' })
+          .end('<h1>The redirect URI included is not valid.</h1>');
+        return true;
+      }
+      if (request.method === 'GET') {
+        fake.authorizations.push(asked);
+        const hidden = Object.entries(asked)
+          .map(([name, value]) => `<input type="hidden" name="${name}" value="${value.replaceAll('"', '&quot;')}">`)
+          .join('');
+        response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(
+          `<!doctype html><html lang="en"><title>Authorize</title><main><h1>Authorize ${app.client_name}?</h1>
+          <p>It asks for: ${asked.scope ?? ''}</p><form method="post" action="/oauth/authorize">${hidden}
+          <button name="decision" value="allow">Authorize</button><button name="decision" value="deny">Deny</button>
+          </form></main></html>`,
+        );
+        return true;
+      }
+      const back = new URL(app.redirect_uris);
+      if (asked.decision === 'allow') {
+        const code = `code-${codes.size + 1}`;
+        codes.set(code, {
+          clientId: app.client_id,
+          redirectUri: app.redirect_uris,
+          challenge: asked.code_challenge_method === 'S256' ? (asked.code_challenge ?? null) : null,
+        });
+        back.searchParams.set('code', code);
+      } else back.searchParams.set('error', 'access_denied');
+      if (asked.state) back.searchParams.set('state', asked.state);
+      response.writeHead(302, { location: back.href }).end();
+      return true;
+    }
+    if (request.method === 'POST' && url.pathname === '/oauth/token') {
+      const body = form();
+      const grant = codes.get(body.code ?? '');
+      const verifier = body.code_verifier ?? '';
+      const pkce = grant?.challenge
+        ? createHash('sha256').update(verifier).digest('base64url') === grant.challenge
+        : !body.code_verifier;
+      if (
+        body.grant_type !== 'authorization_code' ||
+        !grant ||
+        grant.clientId !== body.client_id ||
+        body.client_secret !== `secret-of-${grant.clientId}` ||
+        grant.redirectUri !== body.redirect_uri ||
+        !pkce
+      ) {
+        json(response, 400, {
+          error: 'invalid_grant',
+          error_description: 'The provided authorization grant is invalid',
+        });
+        return true;
+      }
+      codes.delete(body.code ?? '');
+      json(response, 200, { access_token: token, token_type: 'Bearer', scope: body.scope ?? 'read', created_at: 1 });
+      return true;
+    }
+    return false;
+  };
 }
 
 // Micropub (www.w3.org/TR/micropub/): `q=config` naming a media endpoint or not, the media

@@ -40,6 +40,10 @@ export const PROBLEMS = {
   media_too_many_pixels: [422, 'The decoded image would have more pixels than the limit.'],
   media_processing_failed: [422, 'The file could not be processed.'],
   media_processing_timeout: [422, 'Processing the file took longer than its time limit.'],
+  service_connect_failed: [
+    422,
+    'A service could not be connected by signing in: its server could not be reached, refused, or the sign-in was not finished; `detail` (and `errors`, when a field is at fault) says why.',
+  ],
   // 429: too often
   too_many_registrations: [
     429,

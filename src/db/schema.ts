@@ -258,6 +258,22 @@ export interface ServicesTable {
   previous_token_hash?: string | null;
 }
 
+/** A service being connected through its server's sign-in (migration 0043). */
+export interface ServiceConnectionsTable {
+  user_id: string;
+  /** SHA-256 (hex) of the OAuth `state`. */
+  state_hash: string;
+  type: string;
+  service_id: string | null;
+  name: string | null;
+  /** JSON: the settings besides the secrets. */
+  config: string;
+  /** Sealed JSON: client credentials, PKCE verifier, token endpoint. */
+  pending: string;
+  created_at: number;
+  expires_at: number;
+}
+
 export interface ServiceGroupsTable {
   id: string;
   user_id: string;
@@ -406,6 +422,7 @@ export interface Tables {
   web_sessions: WebSessionsTable;
   sign_in_limits: SignInLimitsTable;
   services: ServicesTable;
+  service_connections: ServiceConnectionsTable;
   service_groups: ServiceGroupsTable;
   service_group_members: ServiceGroupMembersTable;
   deliveries: DeliveriesTable;

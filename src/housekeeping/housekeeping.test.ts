@@ -122,6 +122,25 @@ describe('purgeExpired', () => {
         })),
       )
       .execute();
+    await db
+      .insertInto('service_connections')
+      .values(
+        [
+          ['connection-expired', NOW],
+          ['connection-live', NOW + 1],
+        ].map(([hash, expires]) => ({
+          user_id: user.id,
+          state_hash: hash as string,
+          type: 'mastodon',
+          service_id: null,
+          name: null,
+          config: '{}',
+          pending: 'sealed',
+          created_at: (expires as number) - 15 * 60 * 1000,
+          expires_at: expires as number,
+        })),
+      )
+      .execute();
     const key = (name: string, expires: number) => ({
       user_id: user.id,
       scope: 'POST /posts',
@@ -246,6 +265,12 @@ describe('purgeExpired', () => {
     const rows = await t.database.db.selectFrom('sign_in_limits').select('key_hash').execute();
     expect(rows.map((r) => r.key_hash)).toEqual(['limit-live']);
     expect(purged.sign_in_limits).toBe(1);
+  });
+
+  it('deletes services being connected that the person never came back to, keeps the others', async () => {
+    const rows = await t.database.db.selectFrom('service_connections').select('state_hash').execute();
+    expect(rows.map((r) => r.state_hash)).toEqual(['connection-live']);
+    expect(purged.service_connections).toBe(1);
   });
 
   it('deletes Idempotency-Key records past their time, keeps the others', async () => {

@@ -4,6 +4,7 @@
 // runs at a time anyway (housekeeping.job.ts).
 import type { StorageConfig } from '../config.ts';
 import type { Db } from '../db/database.ts';
+import { purgeExpiredConnections } from '../services/connect.repo.ts';
 import { purgeEndedDeliveries } from '../services/deliveries.repo.ts';
 import { purgeEndedJobs } from '../jobs/jobs.repo.ts';
 import { purgeExpiredKeys } from '../core/idempotency.repo.ts';
@@ -21,6 +22,7 @@ export const PURGED_KINDS = [
   'oauth_apps',
   'sessions',
   'sign_in_limits',
+  'service_connections',
   'idempotency_keys',
   'jobs',
   'deliveries',
@@ -58,6 +60,7 @@ export async function purgeExpired(deps: HousekeepingDeps, now: number): Promise
     oauth_apps: await purgeUnapprovedClients(db, now),
     sessions: await purgeExpiredSessions(db, now),
     sign_in_limits: await purgeExpiredLimits(db, now),
+    service_connections: await purgeExpiredConnections(db, now),
     idempotency_keys: await purgeExpiredKeys(db, now),
     jobs: await purgeEndedJobs(db, now - deps.jobRetentionDays * DAY_MS),
     deliveries: await purgeEndedDeliveries(db, now - deps.deliveryRetentionDays * DAY_MS),

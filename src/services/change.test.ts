@@ -133,11 +133,14 @@ describe('POST /services/<id>', () => {
       status: 400,
       code: 'invalid_request',
       detail:
-        'The webhook configuration is invalid: body/config/extra is not a webhook setting; body/config/url must match pattern "^https?://[^\\s/?#]+[^\\s]*$"; body/config/secret must match pattern "^whsec_[A-Za-z0-9+/]{32,88}={0,2}$".',
+        'The webhook configuration is invalid: body/config/extra is not a webhook setting; body/config/url must be a web address starting with https:// (or http://); body/config/secret must be whsec_ followed by 32 to 88 base64 letters; or leave it out and Waypost makes one for you.',
       errors: [
         { path: 'body/config/extra', message: 'is not a webhook setting' },
-        { path: 'body/config/url', message: 'must match pattern "^https?://[^\\s/?#]+[^\\s]*$"' },
-        { path: 'body/config/secret', message: 'must match pattern "^whsec_[A-Za-z0-9+/]{32,88}={0,2}$"' },
+        { path: 'body/config/url', message: 'must be a web address starting with https:// (or http://)' },
+        {
+          path: 'body/config/secret',
+          message: 'must be whsec_ followed by 32 to 88 base64 letters; or leave it out and Waypost makes one for you',
+        },
       ],
     });
     expect(response.body).not.toContain('hunter2');

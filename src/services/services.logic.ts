@@ -88,10 +88,53 @@ function validateConfig(type: ServiceType, config: Record<string, unknown>): Rec
   throw invalid(`The ${type} configuration is invalid`, errors);
 }
 
+/** A config field's schema, as far as its messages need it. */
+interface FieldRule {
+  type?: string;
+  minLength?: number;
+  maxLength?: number;
+  minimum?: number;
+  maximum?: number;
+  anyOf?: { const?: unknown }[];
+  /** What to say when its pattern does not match (set on the connector's schema). */
+  errorMessage?: string;
+}
+
+/**
+ * What is wrong with one field, in the person's words (the page shows it beside the field). A
+ * secret's value is never echoed: the message names the rule, not the input.
+ */
+function plainMessage(rule: FieldRule | undefined, keyword: string, fallback: string): string {
+  const kinds: Record<string, string> = {
+    integer: 'a whole number',
+    number: 'a number',
+    boolean: 'yes or no',
+    string: 'text',
+  };
+  if (rule?.anyOf) return `must be one of: ${rule.anyOf.map((option) => String(option.const)).join(', ')}`;
+  switch (keyword) {
+    case 'type':
+      return `must be ${kinds[rule?.type ?? ''] ?? 'of another kind'}`;
+    case 'minLength':
+      return rule?.minLength === 1 ? 'cannot be empty' : `must be at least ${rule?.minLength} characters long`;
+    case 'maxLength':
+      return `must be at most ${rule?.maxLength} characters long`;
+    case 'minimum':
+      return `must be at least ${rule?.minimum}`;
+    case 'maximum':
+      return `must be at most ${rule?.maximum}`;
+    case 'pattern':
+      return rule?.errorMessage ?? 'is not in the right form';
+    default:
+      return fallback;
+  }
+}
+
 /** What is wrong with a config of this type, each field as `body/config/<name>`; [] when nothing. */
 export function configErrors(type: ServiceType, config: Record<string, unknown>): FieldError[] {
   const checker = configCheckers[type];
   if (checker.Check(config)) return [];
+  const rules = connectors[type].configSchema.properties as Record<string, FieldRule>;
   const errors: FieldError[] = [];
   for (const issue of checker.Errors(config)) {
     const params = issue.params as { requiredProperties?: string[]; additionalProperties?: string[] };
@@ -104,11 +147,22 @@ export function configErrors(type: ServiceType, config: Record<string, unknown>)
         errors.push({ path: `body/config/${name}`, message: `is not a ${type} setting` });
       }
     } else {
-      // A secret's value is never echoed: the message names the rule, not the input.
-      errors.push({ path: `body/config${issue.instancePath}`, message: issue.message });
+      const field = issue.instancePath.split('/')[1] ?? '';
+      const message = plainMessage(rules[field], issue.keyword, issue.message);
+      errors.push({ path: `body/config${issue.instancePath}`, message });
     }
   }
-  return errors;
+  // One message a field (a union's options each report, and so may length and pattern).
+  return errors.filter((e, i) => errors.findIndex((f) => f.path === e.path) === i);
+}
+
+/** Fresh values for the secrets Waypost makes (`makeSecrets`) that `given` lacks. */
+function madeSecrets(type: ServiceType, given: Record<string, unknown>): Record<string, string> {
+  const made: Record<string, string> = {};
+  for (const [field, make] of Object.entries(connectors[type].makeSecrets ?? {})) {
+    if (given[field] === undefined) made[field] = make();
+  }
+  return made;
 }
 
 /** A validated config in two: what is stored as it is, and the secrets, sealed before storing. */
@@ -130,7 +184,9 @@ export async function createService(
   input: NewService,
 ): Promise<Service> {
   const connector = connectors[input.type];
-  const config = validateConfig(input.type, input.config);
+  // A secret Waypost makes (a webhook's signing secret) is made when none is given, and shown once.
+  const made = madeSecrets(input.type, input.config);
+  const config = validateConfig(input.type, { ...input.config, ...made });
   const id = newId();
   const { plain, secrets } = splitSecrets(input.type, config);
   const now = nowMs();
@@ -154,7 +210,36 @@ export async function createService(
     await startPolling(trx, { id, type: input.type, config: plain }, now);
   });
   const service = toService(row, baseUrl);
+  if (Object.keys(made).length > 0) service.generated_secrets = made;
   return ingest ? { ...service, ingest: { url: ingestUrl(baseUrl, id), token: ingest.token } } : service;
+}
+
+/**
+ * New values for the secrets Waypost makes for a service of this type (a webhook's signing
+ * secret), in this answer only; the old ones stop working at once. The service stays as it was
+ * otherwise (a restored one lacking its secret still needs enabling). 400 for a type whose
+ * secrets are entered, not made.
+ */
+export async function renewSecrets(
+  db: Db,
+  key: SecretKey,
+  baseUrl: string,
+  userId: string,
+  id: string,
+): Promise<Service> {
+  const row = await repo.findServiceRow(db, userId, id);
+  if (!row) throw notFound('No such service.');
+  const type = row.type as ServiceType;
+  const made = madeSecrets(type, {});
+  if (Object.keys(made).length === 0) {
+    throw badRequest(`Waypost makes no secret for a ${type} service: its secrets are entered.`, [
+      { path: 'params/id', message: `is a ${type} service, whose secrets are entered` },
+    ]);
+  }
+  const secrets = { ...openSecrets(key, row.id, row.secrets), ...made };
+  const next: repo.ServiceRow = { ...row, secrets: sealSecrets(key, row.id, secrets), updated_at: nowMs() };
+  await repo.updateService(db, next);
+  return { ...toService(next, baseUrl, missingSecrets(type, secrets)), generated_secrets: made };
 }
 
 /** The person's services; with `key`, each says which secrets it lacks (`missing_secrets`). */

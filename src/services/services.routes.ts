@@ -9,12 +9,14 @@ import { createOutbound } from '../lib/ssrf.ts';
 import { problems } from '../http/schemas.ts';
 import { strictBody } from '../http/strict-body.ts';
 import { changeService } from './change.logic.ts';
+import { startConnection } from './connect.logic.ts';
 import { groupsRoutes } from './groups.routes.ts';
 import {
   createService,
   deleteService,
   getService,
   listServices,
+  renewSecrets,
   rotateIngestToken,
   testService,
 } from './services.logic.ts';
@@ -23,6 +25,8 @@ import {
   IngestSchema,
   NewServiceBody,
   ServiceChangeBody,
+  ServiceConnectBody,
+  ServiceConnectStartSchema,
   ServiceGroupSchema,
   ServiceSchema,
   ServiceTestSchema,
@@ -46,10 +50,12 @@ export async function servicesRoutes(fastify: FastifyInstance, options: Services
   // A test waits for the target in the request: a shorter limit than a delivery's.
   const outbound = createOutbound({ allow: options.outboundAllow, timeoutMs: 10_000 });
   app.addHook('onClose', () => outbound.close());
+  const connectDeps = { db, key: secretsKey, baseUrl, outbound, now: Date.now };
   app.addSchema(ServiceSchema);
   app.addSchema(ServiceGroupSchema);
   app.addSchema(DeliverySchema);
   app.addSchema(ServiceTestSchema);
+  app.addSchema(ServiceConnectStartSchema);
 
   app.get(
     '/services',
@@ -90,7 +96,8 @@ export async function servicesRoutes(fastify: FastifyInstance, options: Services
         summary: 'Connect a service',
         description:
           'Validates `config` for the type. Secrets (webhook `secret`, `access_token`) are stored encrypted ' +
-          'and shown as "[redacted]" ever after. 201 with `Location: /services/<id>`. A tracker (owntracks, ' +
+          'and shown as "[redacted]" ever after; a webhook given no `secret` gets one made, shown once in ' +
+          '`generated_secrets`. 201 with `Location: /services/<id>`. A tracker (owntracks, ' +
           'overland, gpslogger) comes with `ingest: {url, token}`: the token is in this answer only (later reads ' +
           'show `ingest: {url}`); docs/trackers.md says how to set up each app.',
         tags,
@@ -103,6 +110,47 @@ export async function servicesRoutes(fastify: FastifyInstance, options: Services
       const service = await createService(db, secretsKey, baseUrl, callerId(request), request.body);
       return reply.code(201).header('location', `/services/${service.id}`).send(service);
     },
+  );
+
+  app.post(
+    '/services/connect',
+    {
+      config: { permission: 'create_service' },
+      schema: {
+        summary: 'Connect a service by signing in on its server',
+        description:
+          'For a type whose accounts sign in on their own server (mastodon): Waypost registers itself there as an ' +
+          "app (`POST /api/v1/apps`, redirect back to `/app/services/connected`) and answers the server's " +
+          'authorization page (`authorize_url`, with `state` and, where the server takes it, a PKCE challenge). ' +
+          'Send the person there; once they allow Waypost, the server sends them back to the web app, which ' +
+          'exchanges the code for the token and makes the service (signed in as the person who started, within ' +
+          '15 minutes, once). 400 for settings the type refuses or a type that is entered instead; 422 ' +
+          '`service_connect_failed` when the server cannot be reached, is refused by the outbound rules, or ' +
+          'does not register Waypost, `errors` naming the field (docs/api.md "Connecting a service by signing in").',
+        tags,
+        body: ServiceConnectBody,
+        response: { 200: Type.Ref('ServiceConnectStart'), ...problems(400, 401, 404, 422) },
+      },
+      validatorCompiler: strictBody,
+    },
+    async (request) => startConnection({ ...connectDeps }, callerId(request), request.body),
+  );
+
+  app.post(
+    '/services/:id/secret',
+    {
+      config: { permission: 'create_service' },
+      schema: {
+        summary: 'Make a new signing secret',
+        description:
+          "For a service whose secret Waypost makes (a webhook's signing `secret`): a new one, in this answer's " +
+          '`generated_secrets` only; the old one stops working at once. 400 for a type whose secrets are entered.',
+        tags,
+        params: IdParams,
+        response: { 200: Type.Ref('Service'), ...problems(400, 401, 404) },
+      },
+    },
+    async (request) => renewSecrets(db, secretsKey, baseUrl, callerId(request), request.params.id),
   );
 
   app.post(

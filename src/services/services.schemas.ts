@@ -34,6 +34,14 @@ export const ServiceSchema = Type.Object(
     last_error: Type.Union([Type.String(), Type.Null()]),
     created_at: Type.Number({ description: 'Unix epoch seconds.' }),
     ingest: Type.Optional(IngestSchema),
+    generated_secrets: Type.Optional(
+      Type.Record(Type.String(), Type.String(), {
+        description:
+          "Secrets Waypost made for the service (a webhook's signing `secret` when none was given), by field: only " +
+          'in the answer that made them (`POST /services`, `POST /services/<id>/secret`); stored encrypted, never ' +
+          'shown again.',
+      }),
+    ),
     missing_secrets: Type.Optional(
       Type.Array(Type.String(), {
         description:
@@ -81,7 +89,8 @@ export const NewServiceBody = Type.Object(
     enabled: Type.Optional(Type.Boolean({ default: true })),
     config: Type.Record(Type.String(), Type.Unknown(), {
       description:
-        'Per type. webhook: {url, secret: "whsec_<base64>"}; mastodon: {instance_url, access_token} and, to ' +
+        'Per type. webhook: {url} and optionally `secret` ("whsec_<base64>"; left out, Waypost makes one and ' +
+        'the answer shows it once in `generated_secrets`); mastodon: {instance_url, access_token} and, to ' +
         'bring its statuses in, `import: true` (optional `interval_minutes`, `scope`); micropub: {endpoint, ' +
         'access_token}; bluesky: {handle, app_password, service_url (optional, default https://bsky.social)}; feed: {url} (optional `interval_minutes` 5..1440, default 15; `backlog` 0..500, default ' +
         '50; `scope`); owntracks, overland, gpslogger: {} (the answer carries the ingest URL and token). Unknown ' +
@@ -91,6 +100,46 @@ export const NewServiceBody = Type.Object(
   { additionalProperties: false },
 );
 export type NewService = Static<typeof NewServiceBody>;
+
+export const ServiceConnectBody = Type.Object(
+  {
+    type: literalUnion(SERVICE_TYPES, {
+      description: 'A type that is connected by signing in on its server: `mastodon`.',
+    }),
+    name: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        description: 'The name of the service; by default the account, as `@alice@mastodon.social`.',
+      }),
+    ),
+    config: Type.Record(Type.String(), Type.Unknown(), {
+      description:
+        'The settings without the secrets. mastodon: `instance_url` (the server: `mastodon.social`, ' +
+        '`https://mastodon.social` or an address `@alice@mastodon.social` all name it) and, to bring statuses in, ' +
+        '`import`, `interval_minutes`, `scope`. The access token comes from the server.',
+    }),
+    service_id: Type.Optional(
+      Type.String({
+        maxLength: 100,
+        description: 'Sign in again for this service of yours: the new token replaces its old one.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type ServiceConnect = Static<typeof ServiceConnectBody>;
+
+export const ServiceConnectStartSchema = Type.Object(
+  {
+    authorize_url: Type.String({
+      description: "The server's authorization page: send the person's browser there.",
+    }),
+    expires_at: Type.Number({ description: 'Until when, Unix epoch seconds, the sign-in can be finished.' }),
+  },
+  { $id: 'ServiceConnectStart', description: 'Where to send the person to connect a service by signing in.' },
+);
+export type ServiceConnectStart = Static<typeof ServiceConnectStartSchema>;
 
 export const ServiceChangeBody = Type.Object(
   {

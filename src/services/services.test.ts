@@ -95,16 +95,16 @@ describe('services', () => {
   });
 
   it.each([
-    [{ type: 'webhook', name: 'x', config: { url: 'https://a.example' } }, 'body/config/secret', 'is required'],
+    [{ type: 'webhook', name: 'x', config: { secret: SECRET } }, 'body/config/url', 'is required'],
     [
       { type: 'webhook', name: 'x', config: { url: 'https://a.example', secret: 'hunter2' } },
       'body/config/secret',
-      'must match pattern',
+      'must be whsec_ followed by 32 to 88 base64 letters; or leave it out and Waypost makes one for you',
     ],
     [
       { type: 'webhook', name: 'x', config: { url: 'ftp://a.example', secret: SECRET } },
       'body/config/url',
-      'must match pattern',
+      'must be a web address starting with https:// (or http://)',
     ],
     [
       { type: 'webhook', name: 'x', config: { url: 'https://a.example', secret: SECRET, extra: 1 } },
@@ -114,7 +114,7 @@ describe('services', () => {
     [
       { type: 'micropub', name: 'x', config: { endpoint: 5, access_token: 't' } },
       'body/config/endpoint',
-      'must be string',
+      'must be text',
     ],
     [{ type: 'gopher', name: 'x', config: {} }, 'body/type', ''],
     [{ type: 'webhook', name: 5, config: {} }, 'body/name', ''],

@@ -11,6 +11,7 @@ import type { Db } from '../db/database.ts';
 import { AppError } from '../core/errors.ts';
 import { sessionAuth } from '../http/auth.ts';
 import { cursorsFor } from '../core/cursors.ts';
+import { createOutbound } from '../lib/ssrf.ts';
 import { secretsKey } from '../services/secrets.ts';
 import { findUserById } from '../users/users.repo.ts';
 import { layout } from './layout.ts';
@@ -30,7 +31,16 @@ export async function webAppRoutes(
 ) {
   const registered = new Set(pages.map((page) => page.path));
   const sessionOf = browserSessions(db, config.baseUrl, config.secretKey);
-  const deps = { config, db, cursors: cursorsFor(config.secretKey), secretsKey: secretsKey(config.secretKey) };
+  // A page that reaches an outside server (connecting a service) waits for it in the request.
+  const outbound = createOutbound({ allow: config.outboundAllow, timeoutMs: 10_000 });
+  app.addHook('onClose', () => outbound.close());
+  const deps = {
+    config,
+    db,
+    cursors: cursorsFor(config.secretKey),
+    secretsKey: secretsKey(config.secretKey),
+    outbound,
+  };
   for (const page of pages) {
     app.get(page.path, { schema: { hide: true } }, async (request, reply) => {
       const session = await sessionOf(request);
@@ -48,6 +58,7 @@ export async function webAppRoutes(
         if (!(error instanceof AppError) || error.status >= 500) throw error;
         rendered = { status: error.status, title: 'Not available', body: problemBody(error) };
       }
+      if (rendered.redirect) return reply.redirect(rendered.redirect, 303);
       return sendHtml(
         reply,
         rendered.status ?? 200,

@@ -8,6 +8,7 @@ import type { Config } from '../config.ts';
 import type { Auth } from '../core/caller.ts';
 import type { Db } from '../db/database.ts';
 import type { Cursors } from '../core/cursors.ts';
+import type { Outbound } from '../lib/ssrf.ts';
 import type { SecretKey } from '../services/secrets.ts';
 
 /** The person signed in. */
@@ -31,11 +32,15 @@ export interface PageContext {
   cursors: Cursors;
   /** The key of services' secrets (src/services/secrets.ts). */
   secretsKey: SecretKey;
+  /** Requests to outside servers, through the outbound guard (src/lib/ssrf.ts). */
+  outbound: Outbound;
 }
 
 export interface Rendered {
   body: Html;
   status?: number;
+  /** Instead of a page, a 303 to this path of the app (after a step that changed something). */
+  redirect?: string;
   /** Overrides the page's title (e.g. a medium's caption). */
   title?: string;
   /** Extra elements for <head> (a map's module and stylesheet). */

@@ -11,6 +11,7 @@ import type { AppPage } from './page.ts';
 import { mapPage } from './map/map.page.ts';
 import { trackersPage } from './trackers/trackers.page.ts';
 import { searchPage } from './search.page.ts';
+import { servicesConnectedPage } from './services-connected.page.ts';
 import { servicesPage } from './services.page.ts';
 import { settingsPage } from './settings.page.ts';
 import { timelinePage } from './timeline.page.ts';
@@ -28,6 +29,7 @@ export const APP_PAGES: readonly AppPage[] = [
   yearPage,
   placesPage,
   servicesPage,
+  servicesConnectedPage,
   viewsPage,
   importsPage,
   trackersPage,

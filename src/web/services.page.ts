@@ -1,115 +1,30 @@
 // Services and groups: a form per service type built from the connector registry's config
-// schemas (secret fields write-only), each service with an on/off switch, its status, last
-// error, an Edit form from the same schemas (secrets left blank are kept), a test button and
-// remove; a service restored without its secrets asks for them; groups with their members (checkboxes that add or remove at once) and delete.
-// Tracker types have their own page (their ingest URL and token).
+// schemas (./services-forms.html.ts: plain labels and help; Mastodon connected by signing in on
+// its server; a webhook's signing secret made by Waypost and shown once), each service with an
+// on/off switch, what it does and how its last attempt went, an Edit form from the same schemas
+// (secrets left blank are kept), a test button and remove; a service restored without its
+// secrets asks for them; groups with their members (checkboxes that add or remove at once) and
+// delete. Tracker types have their own page (their ingest URL and token).
 import { html, type Html } from '../lib/html.ts';
 import { deleteButton } from './buttons.html.ts';
 import { connectors } from '../services/connectors/index.ts';
-import { SERVICE_TYPES } from '../services/connectors/types.ts';
 import { listGroups, listServices } from '../services/services.logic.ts';
 import { type Service, type ServiceGroup } from '../services/services.schemas.ts';
 import type { AppPage } from './page.ts';
-
-interface FieldSchema {
-  description?: string;
-  maxLength?: number;
-  pattern?: string;
-  type?: string;
-  minimum?: number;
-  maximum?: number;
-}
-
-const PUBLISHING = SERVICE_TYPES.filter((type) => !connectors[type].ingest);
-type PublishingType = (typeof PUBLISHING)[number];
-
-const isPublishing = (type: string): type is PublishingType => (PUBLISHING as readonly string[]).includes(type);
-
-/**
- * The inputs of a type's settings, from its schema in the connector registry. Adding: empty,
- * required fields required. Editing (`current` given): filled with what is stored; a secret is a
- * blank password input that keeps the stored one when left blank (required only when missing),
- * and an optional setting emptied goes back to its default (sent as null).
- */
-function configFields(
-  type: PublishingType,
-  prefix: string,
-  current?: { config: Record<string, unknown>; missing: readonly string[] },
-): Html[] {
-  const connector = connectors[type];
-  const schema = connector.configSchema as unknown as {
-    properties: Record<string, FieldSchema>;
-    required?: string[];
-  };
-  const required = new Set(schema.required ?? []);
-  return Object.entries(schema.properties).map(([key, field]) => {
-    const id = `${prefix}-${key}`;
-    const secret = connector.secretFields.includes(key);
-    const kind =
-      field.type === 'boolean'
-        ? 'checkbox'
-        : field.type === 'integer' || field.type === 'number'
-          ? 'number'
-          : secret
-            ? 'password'
-            : 'text';
-    const editing = current !== undefined;
-    const missing = current?.missing.includes(key) ?? false;
-    const mandatory = kind !== 'checkbox' && (editing ? (secret ? missing : required.has(key)) : required.has(key));
-    const dataType =
-      kind === 'checkbox' ? 'boolean' : kind === 'number' ? 'number' : secret || !required.has(key) ? 'optional' : '';
-    const stored = current && !secret ? (current.config[key] as string | number | boolean | undefined) : undefined;
-    const value =
-      kind === 'checkbox'
-        ? stored === true
-          ? html`checked`
-          : ''
-        : stored === undefined
-          ? ''
-          : html`value="${String(stored)}"`;
-    const note =
-      secret && editing
-        ? missing
-          ? ' (needed again)'
-          : ' (leave blank to keep the stored one)'
-        : required.has(key)
-          ? ''
-          : ' (optional)';
-    return html`<label for="${id}">${key.replaceAll('_', ' ')}${note}</label>
-      <input
-        id="${id}"
-        name="config.${key}"
-        type="${kind}"
-        ${value}
-        ${dataType ? html`data-type="${dataType}"` : ''}
-        ${editing && !secret && !required.has(key) && kind !== 'checkbox' ? html`data-empty="null"` : ''}
-        ${mandatory ? html`required` : ''}
-        ${field.maxLength ? html`maxlength="${field.maxLength}"` : ''}
-        ${secret ? html`autocomplete="new-password"` : html`autocomplete="off"`}
-        aria-describedby="${id}-help"
-      />
-      <span class="help" id="${id}-help">${field.description ?? ''}</span>`;
-  });
-}
-
-function typeForm(type: PublishingType): Html {
-  const connector = connectors[type];
-  return html`<details class="card">
-    <summary>Add a ${type} service</summary>
-    <p class="help">${connector.description}</p>
-    <form data-api="POST /services" data-done="reload">
-      <input type="hidden" name="type" value="${type}" />
-      <label for="${type}-name">Name</label>
-      <input id="${type}-name" name="name" required maxlength="100" />
-      ${configFields(type, type)}
-      <button type="submit">Add ${type} service</button>
-    </form>
-  </details>`;
-}
+import {
+  addForms,
+  configFields,
+  isPublishing,
+  signInAgain,
+  TYPE_LABEL,
+  type PublishingType,
+} from './services-forms.html.ts';
 
 /** The Edit form of a service; for one that lacks its secrets, open, and it enables the service too. */
 function editForm(service: Service & { type: PublishingType }): Html {
-  const missing = service.missing_secrets ?? [];
+  const connector = connectors[service.type];
+  // A type that signs in gets its secrets by signing in again, not in this form.
+  const missing = connector.connect ? [] : (service.missing_secrets ?? []);
   const prefix = `edit-${service.id}`;
   return html`<details class="edit" ${missing.length > 0 ? html`open` : ''}>
     <summary>
@@ -125,19 +40,74 @@ function editForm(service: Service & { type: PublishingType }): Html {
   </details>`;
 }
 
-function serviceCard(service: Service & { type: PublishingType }): Html {
+/** The names of a service's secret fields, as its form labels them. */
+function fieldTitles(type: PublishingType, fields: readonly string[]): string {
+  const properties = connectors[type].configSchema.properties as Record<string, { title?: string }>;
+  return fields.map((field) => properties[field]?.title ?? field).join(', ');
+}
+
+/** What a service does, in words. */
+function doesWhat(service: Service): string {
+  const publishes = service.capabilities.includes('publish');
+  const imports = service.capabilities.includes('import');
+  if (publishes && imports) return 'Gets the posts you send it, and brings its own posts here.';
+  return publishes ? 'Gets the posts you send it.' : 'Brings its posts here.';
+}
+
+function missingWarning(service: Service & { type: PublishingType }, missing: readonly string[]): Html {
+  if (missing.length === 0) return html``;
+  if (connectors[service.type].connect) {
+    return html`<p class="warning">
+      Needs you to sign in again on ${TYPE_LABEL[service.type]}: it was restored from an export without its access, and
+      stays disabled until you do.
+    </p>`;
+  }
+  return html`<p class="warning">
+    Needs its secrets again (${fieldTitles(service.type, missing)}): it was restored from an export without them, and
+    stays disabled until you enter them below.
+  </p>`;
+}
+
+/** The buttons under a service: Test, a new secret or signing in again where the type has them, Remove. */
+function actions(service: Service & { type: PublishingType }): Html {
+  const connector = connectors[service.type];
+  const renew = connector.makeSecrets
+    ? html`<button
+        type="button"
+        class="secondary small"
+        data-renew="/services/${service.id}/secret"
+        data-confirm="Make a new signing secret for ${service.name}? The one your receiver has stops working at once."
+      >
+        New signing secret<span class="visually-hidden"> for ${service.name}</span>
+      </button>`
+    : '';
+  return html`<div class="row actions">
+    <button type="button" class="secondary small" data-test="${service.id}">
+      Test<span class="visually-hidden"> ${service.name}</span>
+    </button>
+    ${renew} ${connector.connect ? signInAgain(service) : ''}
+    ${deleteButton({
+      path: `/services/${service.id}`,
+      confirm: `Remove ${service.name}? Its queued deliveries are cancelled.`,
+      text: 'Remove',
+      what: service.name,
+    })}
+  </div>`;
+}
+
+function serviceCard(service: Service & { type: PublishingType }, connected: string | undefined): Html {
   const missing = service.missing_secrets ?? [];
   const switchId = `enabled-${service.id}`;
-  return html`<li class="card service" data-item data-service="${service.id}">
-    <h3>${service.name} <span class="badge">${service.type}</span></h3>
+  return html`<li class="card service" data-item data-service="${service.id}" id="service-${service.id}">
+    <h3>${service.name} <span class="badge">${TYPE_LABEL[service.type]}</span></h3>
     ${
-      missing.length > 0
-        ? html`<p class="warning">
-            Needs its secrets again (${missing.join(', ')}): it was restored from an export without them, and stays
-            disabled until you enter them below.
+      connected === service.id
+        ? html`<p class="notice" role="status">
+            Connected. Put it in a group below, and your posts to that group go to ${service.name}.
           </p>`
         : ''
     }
+    ${missingWarning(service, missing)}
     <div class="row switch-row">
       <label class="switch" for="${switchId}"
         ><input
@@ -155,19 +125,10 @@ function serviceCard(service: Service & { type: PublishingType }): Html {
         >${service.enabled ? 'On: it gets new posts.' : 'Off: it gets nothing new.'}</span
       >
     </div>
-    <p class="meta">${service.status ? html`Status ${service.status} · ` : ''}${service.capabilities.join(', ')}</p>
+    <p class="meta">${doesWhat(service)}</p>
     ${service.last_error ? html`<p class="error">Last error: ${service.last_error}</p>` : ''} ${editForm(service)}
-    <div class="row">
-      <button type="button" class="secondary small" data-test="${service.id}">
-        Test<span class="visually-hidden"> ${service.name}</span>
-      </button>
-      ${deleteButton({
-        path: `/services/${service.id}`,
-        confirm: `Remove ${service.name}? Its queued deliveries are cancelled.`,
-        text: 'Remove',
-        what: service.name,
-      })}
-    </div>
+    ${actions(service)}
+    <div class="secret-result" aria-live="polite"></div>
     <p class="test-result" role="status"></p>
   </li>`;
 }
@@ -213,17 +174,23 @@ export const servicesPage: AppPage = {
       listGroups(ctx.db, ctx.auth.userId),
     ]);
     const publishing = services.filter((s): s is Service & { type: PublishingType } => isPublishing(s.type));
+    const { connected } = ctx.request.query as { connected?: unknown };
+    const justConnected = typeof connected === 'string' ? connected : undefined;
     const body = html`<h1>Services</h1>
-      <p>A service is a place your posts are sent to. Secrets you enter are stored encrypted and never shown again.</p>
+      <p>
+        A service is a place your posts are sent to (your Mastodon or Bluesky account, your website), or where posts
+        come from (a feed). Passwords and tokens you give are stored encrypted and never shown again.
+      </p>
       <h2>Your services</h2>
       ${
         publishing.length === 0
-          ? html`<p>No services yet.</p>`
+          ? html`<p>No services yet: add one below.</p>`
           : html`<ul class="plain-list" aria-label="Your services">
-              ${publishing.map(serviceCard)}
+              ${publishing.map((service) => serviceCard(service, justConnected))}
             </ul>`
       }
-      ${PUBLISHING.map(typeForm)}
+      <h2>Add a service</h2>
+      ${addForms()}
       <h2>Groups</h2>
       <p>A post is sent to the services of the groups you pick when you write it.</p>
       ${

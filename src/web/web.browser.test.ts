@@ -66,15 +66,16 @@ describe('the web app in a browser', () => {
 
     // A webhook service and a group holding it, through the services page.
     await page.goto(`${t.baseUrl}/app/services`);
-    await page.getByText('Add a webhook service').click();
+    await page.getByText('Add a webhook').click();
     await page.locator('#webhook-name').fill('Loopback hook');
     await page.locator('#webhook-url').fill(`${receiver.url}/hook`);
-    await page.locator('#webhook-secret').fill(SECRET);
-    await Promise.all([page.waitForEvent('load'), page.getByRole('button', { name: 'Add webhook service' }).click()]);
+    await page.getByRole('button', { name: 'Add Webhook' }).click();
+    // The signing secret Waypost made, shown once; then the page as it now is.
+    await expect.poll(() => page.locator('.secret-once code').textContent(), WAIT).toMatch(/^whsec_/);
+    await Promise.all([page.waitForEvent('load'), page.getByRole('link', { name: 'Done: show my services' }).click()]);
     await expect
       .poll(() => page.locator('[data-service] h3').allTextContents(), WAIT)
-      .toEqual(['Loopback hook webhook']);
-    expect(await page.content()).not.toContain(SECRET.slice(6));
+      .toEqual(['Loopback hook Webhook']);
     await page.locator('#group-name').fill('Friends');
     await page.getByRole('checkbox', { name: 'Loopback hook' }).check();
     await Promise.all([page.waitForEvent('load'), page.getByRole('button', { name: 'Create group' }).click()]);
@@ -142,12 +143,13 @@ describe('the web app in a browser', () => {
 
     // A form that fails says why beside the field, not on an error page.
     await page.goto(`${t.baseUrl}/app/services`);
-    await page.getByText('Add a webhook service').click();
+    await page.getByText('Add a webhook').click();
     await page.locator('#webhook-name').fill('Broken');
     await page.locator('#webhook-url').fill('not a url');
-    await page.locator('#webhook-secret').fill('whsec_short');
-    await page.getByRole('button', { name: 'Add webhook service' }).click();
-    await expect.poll(() => page.locator('.field-error, .form-error').count(), WAIT).toBeGreaterThan(0);
+    await page.getByRole('button', { name: 'Add Webhook' }).click();
+    await expect
+      .poll(() => page.locator('.field-error').allTextContents(), WAIT)
+      .toEqual(['must be a web address starting with https:// (or http://)']);
     expect(page.url()).toBe(`${t.baseUrl}/app/services`);
 
     // The service goes again.
@@ -225,15 +227,15 @@ describe('the web app in a browser', () => {
 
     // A wrong secret is refused beside its field; a good one is saved and signs the next test event.
     await card.getByText('Edit').click();
-    const secretField = card.getByLabel('secret (leave blank to keep the stored one)');
+    const secretField = card.getByLabel('Signing secret (leave empty to keep the one you have)');
     expect(await secretField.getAttribute('type')).toBe('password');
     expect(await secretField.inputValue()).toBe('');
-    expect(await card.getByLabel('url', { exact: true }).inputValue()).toBe(`${receiver.url}/blog`);
+    expect(await card.getByLabel('Address that receives your posts').inputValue()).toBe(`${receiver.url}/blog`);
     await secretField.fill('whsec_short');
     await card.getByRole('button', { name: 'Save changes' }).click();
     await expect
       .poll(() => card.locator('.field-error').allTextContents(), WAIT)
-      .toEqual(['must match pattern "^whsec_[A-Za-z0-9+/]{32,88}={0,2}$"']);
+      .toEqual(['must be whsec_ followed by 32 to 88 base64 letters; or leave it out and Waypost makes one for you']);
     expect(page.url()).toBe(`${t.baseUrl}/app/services`);
     const newSecret = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
     await secretField.fill(newSecret);
@@ -248,10 +250,12 @@ describe('the web app in a browser', () => {
 
     // The restored service says what it needs, with its last error; given the secret, it is enabled.
     const back = page.locator(`[data-service="${restored}"]`);
-    expect(await back.locator('.warning').textContent()).toContain('Needs its secrets again (secret)');
+    expect(await back.locator('.warning').textContent()).toContain('Needs its secrets again (Signing secret)');
     expect(await back.locator('.error').textContent()).toBe('Last error: HTTP 500 from the old server');
     expect(await back.getByRole('switch', { name: 'Enabled' }).isDisabled()).toBe(true);
-    await back.getByLabel('secret (needed again)').fill(SECRET);
+    await back
+      .getByLabel('Signing secret (needed again: the one your receiver has, or make a new one below)')
+      .fill(SECRET);
     await Promise.all([page.waitForEvent('load'), back.getByRole('button', { name: 'Save and enable' }).click()]);
     expect(await stored(restored)).toMatchObject({ enabled: true });
     expect(await stored(restored)).not.toHaveProperty('missing_secrets');

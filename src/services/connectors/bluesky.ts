@@ -12,6 +12,7 @@ import { outboundFetch } from '../../lib/ssrf.ts';
 import {
   DeliveryError,
   HTTP_URL_PATTERN,
+  URL_MESSAGE,
   excerpt,
   unreachable,
   type Connector,
@@ -38,7 +39,7 @@ let loading: Promise<Api> | undefined;
 const loadApi = (): Promise<Api> => (loading ??= import('@atproto/api'));
 
 export const bluesky: Connector = {
-  description: 'Publishes each public post on Bluesky (or another AT Protocol server), with its images.',
+  description: 'Posts each of your public posts on your Bluesky account, with its photos.',
   capabilities: ['publish'],
   configSchema: Type.Object(
     {
@@ -46,18 +47,26 @@ export const bluesky: Connector = {
         minLength: 3,
         maxLength: 253,
         pattern: '^@?[A-Za-z0-9.:-]+$',
-        description: 'Your handle (e.g. alice.bsky.social), or your DID.',
+        title: 'Your handle',
+        description: 'Like alice.bsky.social, as your profile shows it.',
+        errorMessage: 'must be your handle, like alice.bsky.social',
       }),
       app_password: Type.String({
         minLength: 1,
         maxLength: 200,
-        description: 'An app password (Settings, Privacy and security, App passwords). Never returned.',
+        title: 'App password',
+        description:
+          'Not your account password: a separate password for Waypost only, which you can revoke any time. Make one ' +
+          'in Bluesky under Settings, Privacy and security, App passwords.',
+        errorMessage: 'cannot be empty',
       }),
       service_url: Type.Optional(
         Type.String({
           pattern: HTTP_URL_PATTERN,
           maxLength: 2000,
-          description: `Your PDS or entryway (default ${BLUESKY_DEFAULT_SERVICE}).`,
+          title: 'Your server',
+          description: `Only if your account is not on Bluesky's own servers (${BLUESKY_DEFAULT_SERVICE}).`,
+          errorMessage: URL_MESSAGE,
         }),
       ),
     },

@@ -6,6 +6,7 @@
 import type { TObject } from 'typebox';
 import type { Outbound } from '../../lib/ssrf.ts';
 import type { Poller } from '../polling/poller.ts';
+import type { Connect } from './connect.ts';
 import type { Ingest } from './tracker.ts';
 
 export type Capability = 'publish' | 'import';
@@ -107,6 +108,12 @@ export interface Connector {
   configSchema: TObject;
   /** Fields of `config` that are secrets: stored encrypted, shown as `[redacted]`, never logged. */
   secretFields: readonly string[];
+  /** Secrets Waypost makes itself when none is given (a webhook's signing secret): each field's
+   * maker. Shown once, in the answer that made it (`generated_secrets`). */
+  makeSecrets?: Readonly<Record<string, () => string>>;
+  /** Connects an account through the target's own sign-in (OAuth) instead of a pasted token
+   * (./mastodon.connect.ts). Absent: the secrets are entered. */
+  connect?: Connect;
   /** Publishes a post. Throws DeliveryError; any other error counts as temporary. Absent:
    * the type publishes nothing, and cannot be a member of a service group. */
   publish?(request: PublishRequest): Promise<PublishResult>;
@@ -146,6 +153,9 @@ export async function httpFailure(response: { status: number; text(): Promise<st
 
 /** A URL field of a connector's config: http(s) only (the outbound guard checks the address). */
 export const HTTP_URL_PATTERN = '^https?://[^\\s/?#]+[^\\s]*$';
+
+/** What a 400 says of a URL field that is not one (a config field's `errorMessage`). */
+export const URL_MESSAGE = 'must be a web address starting with https:// (or http://)';
 
 /** At most `max` characters of a target's answer, on one line, for a test result or an error. */
 export function excerpt(text: string, max = 200): string {

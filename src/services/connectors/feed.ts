@@ -5,7 +5,7 @@
 import { Type } from 'typebox';
 import { parseFeed } from '../polling/feed.parse.ts';
 import { pollFailure, readCapped, type Poller } from '../polling/poller.ts';
-import { HTTP_URL_PATTERN, type Connector } from './connector.ts';
+import { HTTP_URL_PATTERN, URL_MESSAGE, type Connector } from './connector.ts';
 import { BACKLOG_SCHEMA, INTERVAL_SCHEMA, IMPORT_SCOPE_SCHEMA, importScope, intervalMinutes } from './import.config.ts';
 
 /** The largest feed document read. */
@@ -57,11 +57,18 @@ const poller: Poller = {
 };
 
 export const feed: Connector = {
-  description: 'Brings the entries of an RSS, Atom or JSON Feed in as posts, polled on a schedule.',
+  description:
+    'Brings the entries of a feed (RSS, Atom or JSON Feed: a blog, a podcast, a news site) in as your posts.',
   capabilities: ['import'],
   configSchema: Type.Object(
     {
-      url: Type.String({ pattern: HTTP_URL_PATTERN, maxLength: 2000, description: 'The feed.' }),
+      url: Type.String({
+        pattern: HTTP_URL_PATTERN,
+        maxLength: 2000,
+        title: 'Address of the feed',
+        description: 'The RSS, Atom or JSON Feed address, like https://example.com/feed.xml.',
+        errorMessage: URL_MESSAGE,
+      }),
       interval_minutes: INTERVAL_SCHEMA,
       backlog: BACKLOG_SCHEMA,
       scope: IMPORT_SCOPE_SCHEMA,

@@ -11,7 +11,8 @@ export const INTERVAL_SCHEMA = Type.Optional(
   Type.Integer({
     minimum: 5,
     maximum: 1440,
-    description: `How often to look for new entries, in minutes (default ${DEFAULT_INTERVAL_MINUTES}).`,
+    title: 'Look for new entries every … minutes',
+    description: `5 to 1440 minutes; ${DEFAULT_INTERVAL_MINUTES} when left empty.`,
   }),
 );
 
@@ -19,13 +20,15 @@ export const BACKLOG_SCHEMA = Type.Optional(
   Type.Integer({
     minimum: 0,
     maximum: 500,
-    description: 'How many of the newest entries the first poll brings in (default 50); older ones are skipped.',
+    title: 'How many older entries to bring in at first',
+    description: 'The newest ones, 0 to 500; 50 when left empty. Older ones are skipped.',
   }),
 );
 
 export const IMPORT_SCOPE_SCHEMA = Type.Optional(
   Type.Union([Type.Literal('public'), Type.Literal('private')], {
-    description: "The scope of the posts brought in; default: the person's default scope for posts at the time.",
+    title: 'Who can see what comes in',
+    description: 'Public or private; your default for new posts when left empty.',
   }),
 );
 

@@ -118,7 +118,10 @@ export function withImport(connector: Connector): Connector {
       {
         ...connector.configSchema.properties,
         import: Type.Optional(
-          Type.Boolean({ description: "Bring the account's own public statuses in as posts (default false)." }),
+          Type.Boolean({
+            title: 'Also bring my Mastodon posts here',
+            description: 'Your own public posts on Mastodon are copied into Waypost as posts.',
+          }),
         ),
         interval_minutes: INTERVAL_SCHEMA,
         scope: IMPORT_SCOPE_SCHEMA,

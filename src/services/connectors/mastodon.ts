@@ -14,9 +14,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Type } from 'typebox';
 import { FormData } from 'undici';
 import type { Outbound } from '../../lib/ssrf.ts';
+import { mastodonConnect } from './mastodon.connect.ts';
 import {
   DeliveryError,
   HTTP_URL_PATTERN,
+  URL_MESSAGE,
   excerpt,
   httpFailure,
   unreachable,
@@ -41,24 +43,32 @@ const limitsCache = new Map<string, { limits: InstanceLimits; until: number }>()
 export const mediaPolling = { firstDelayMs: 250, maxDelayMs: 2000, budgetMs: 30_000 };
 
 export const mastodon: Connector = {
-  description: 'Publishes each post as a status on a Mastodon-compatible server, with its media.',
+  description:
+    'Posts each of your posts on your Mastodon account (or another server that works like Mastodon), with its photos.',
   capabilities: ['publish'],
   configSchema: Type.Object(
     {
       instance_url: Type.String({
         pattern: HTTP_URL_PATTERN,
         maxLength: 2000,
-        description: 'The server, e.g. https://mastodon.social',
+        title: 'Your server',
+        description: 'The server your account is on, like https://mastodon.social.',
+        errorMessage: URL_MESSAGE,
       }),
       access_token: Type.String({
         minLength: 1,
         maxLength: 2000,
-        description: 'An access token with the write:statuses and write:media scopes. Never returned.',
+        title: 'Access token',
+        description:
+          'Given by your server when you connect by signing in. To paste one instead: it needs the write:statuses ' +
+          'and write:media permissions.',
+        errorMessage: 'cannot be empty',
       }),
     },
     { additionalProperties: false },
   ),
   secretFields: ['access_token'],
+  connect: mastodonConnect,
 
   async publish({ post, media, pageUrl, serviceId, config, secrets, deliveryId, outbound, now }) {
     const base = withSlash(config.instance_url ?? '');

@@ -15,6 +15,7 @@ import type { Outbound } from '../../lib/ssrf.ts';
 import {
   DeliveryError,
   HTTP_URL_PATTERN,
+  URL_MESSAGE,
   excerpt,
   httpFailure,
   unreachable,
@@ -27,15 +28,24 @@ import {
 const PROPERTY = { image: 'photo', video: 'video', audio: 'audio' } as const;
 
 export const micropub: Connector = {
-  description: 'Creates an h-entry on a site through its W3C Micropub endpoint, with its media.',
+  description:
+    'Posts each of your posts on your own website, if it takes posts through Micropub (many IndieWeb sites do).',
   capabilities: ['publish'],
   configSchema: Type.Object(
     {
-      endpoint: Type.String({ pattern: HTTP_URL_PATTERN, maxLength: 2000, description: 'The Micropub endpoint.' }),
+      endpoint: Type.String({
+        pattern: HTTP_URL_PATTERN,
+        maxLength: 2000,
+        title: 'Micropub address of your site',
+        description: 'Your site names it in its page header (rel="micropub"), like https://example.com/micropub.',
+        errorMessage: URL_MESSAGE,
+      }),
       access_token: Type.String({
         minLength: 1,
         maxLength: 2000,
-        description: 'A token with the create (and media) scope. Never returned.',
+        title: 'Access token',
+        description: 'A token from your site that may create posts (and upload media).',
+        errorMessage: 'cannot be empty',
       }),
     },
     { additionalProperties: false },

@@ -257,7 +257,9 @@ export function formJson(form) {
   return out;
 }
 
-// Forms sent to the API as JSON: <form data-api="POST /settings" data-done="reload|Saved.">.
+// Forms sent to the API as JSON: <form data-api="POST /settings" data-done="reload|event|Saved.">.
+// "event": the page's own module takes the answer, from an `api:done` event on the form (its
+// `detail` the answer's JSON).
 document.addEventListener('submit', async (event) => {
   const form = event.target;
   if (!(form instanceof HTMLFormElement) || !form.dataset.api) return;
@@ -269,9 +271,10 @@ document.addEventListener('submit', async (event) => {
   try {
     const body = formJson(form);
     if (form.dataset.list) for (const name of form.dataset.list.split(' ')) body[name] ??= [];
-    await api(method, path, body);
+    const { data } = await api(method, path, body);
     const done = form.dataset.done ?? 'reload';
     if (done === 'reload') window.location.reload();
+    else if (done === 'event') form.dispatchEvent(new CustomEvent('api:done', { detail: data, bubbles: true }));
     else announce(form, done);
   } catch (error) {
     showError(form, error);
@@ -279,6 +282,30 @@ document.addEventListener('submit', async (event) => {
     if (button instanceof HTMLButtonElement) button.disabled = false;
   }
 });
+
+// Copy buttons beside a value (<button data-copy-from="<id of the element holding it>"
+// data-what="Token">), with a `.copy-status` beside them. Without a script, or when the clipboard
+// is refused, the value stays selectable.
+document.addEventListener('click', async (event) => {
+  const button = event.target instanceof Element ? event.target.closest('button[data-copy-from]') : null;
+  if (!(button instanceof HTMLButtonElement)) return;
+  const source = document.getElementById(/** @type {string} the selector asked for it */ (button.dataset.copyFrom));
+  const status = button.parentElement?.querySelector('.copy-status');
+  if (!source || !status) return;
+  const what = button.dataset.what ?? 'It';
+  try {
+    await navigator.clipboard.writeText(source.textContent ?? '');
+    status.textContent = `${what} copied.`;
+  } catch {
+    const range = document.createRange();
+    range.selectNodeContents(source);
+    window.getSelection()?.removeAllRanges();
+    window.getSelection()?.addRange(range);
+    status.textContent = `${what} is selected: copy it.`;
+  }
+});
+// Copy buttons need the script: shown once it runs.
+for (const button of document.querySelectorAll('button[data-copy-from][hidden]')) button.removeAttribute('hidden');
 
 // The phone menu (a <details> in the bar, src/web/layout.ts) closes with Escape, as a menu
 // button's list does, and gives the focus back to its button.

@@ -1,10 +1,98 @@
 // @ts-check
-// Services: the on/off switch, the test button (the service's answer shown beside it) and group
-// membership boxes. Edit forms are the shared JSON forms of app.js.
+// Services: the on/off switch, the test button (the service's answer shown beside it), group
+// membership boxes, a signing secret Waypost made shown once, and connecting by signing in on
+// the service's server (the browser goes to its authorization page). Forms are the shared JSON
+// forms of app.js.
 import { api } from './app.js';
 
 /** @typedef {import('../../services/services.schemas.ts').ServiceTest} ServiceTest */
 /** @typedef {import('../../services/services.schemas.ts').Service} Service */
+/** @typedef {import('../../services/services.schemas.ts').ServiceConnectStart} ServiceConnectStart */
+
+/**
+ * Shows the secrets Waypost made for a service, once: with a Copy button, and a link that shows
+ * the page as it now is. The API never shows them again.
+ * @param {Element} place where the panel goes (its content is replaced)
+ * @param {Service} service the answer that carries `generated_secrets`
+ */
+function showSecrets(place, service) {
+  place.replaceChildren();
+  const panel = document.createElement('div');
+  panel.className = 'secret-once notice';
+  const lead = document.createElement('p');
+  const strong = document.createElement('strong');
+  strong.textContent = `The signing secret of ${service.name}`;
+  lead.append(
+    strong,
+    ', shown this once: put it in the receiver now. Waypost keeps it encrypted and never shows it again.',
+  );
+  panel.append(lead);
+  for (const [field, value] of Object.entries(service.generated_secrets ?? {})) {
+    const row = document.createElement('p');
+    row.className = 'copyable';
+    const code = document.createElement('code');
+    code.id = `made-${service.id}-${field}`;
+    code.textContent = value;
+    const copy = document.createElement('button');
+    copy.type = 'button';
+    copy.className = 'secondary small';
+    copy.dataset.copyFrom = code.id;
+    copy.dataset.what = 'Secret';
+    copy.textContent = 'Copy the secret';
+    const status = document.createElement('span');
+    status.className = 'copy-status help';
+    status.setAttribute('role', 'status');
+    row.append(code, ' ', copy, ' ', status);
+    panel.append(row);
+  }
+  const done = document.createElement('a');
+  // Another query than the page's, so following it loads the page as it now is.
+  done.href = `/app/services?added=${encodeURIComponent(service.id)}#service-${service.id}`;
+  done.textContent = 'Done: show my services';
+  const after = document.createElement('p');
+  after.append(done);
+  panel.append(after);
+  place.append(panel);
+  panel.setAttribute('tabindex', '-1');
+  panel.focus();
+}
+
+// A service added with a secret Waypost made: the form gives way to the secret.
+document.addEventListener('api:done', (event) => {
+  const form = event.target;
+  if (!(form instanceof HTMLFormElement) || !(event instanceof CustomEvent)) return;
+  if (form.dataset.connect !== undefined) {
+    /** @type {ServiceConnectStart} */
+    const started = event.detail;
+    window.location.assign(started.authorize_url);
+    return;
+  }
+  if (form.dataset.showsSecret === undefined) return;
+  /** @type {Service} */
+  const service = event.detail;
+  const place = document.createElement('div');
+  form.replaceWith(place);
+  showSecrets(place, service);
+});
+
+// A new signing secret for a service, asked for first: the old one stops working at once.
+document.addEventListener('click', async (event) => {
+  const button = event.target instanceof Element ? event.target.closest('button[data-renew]') : null;
+  if (!(button instanceof HTMLButtonElement)) return;
+  const place = button.closest('[data-service]')?.querySelector('.secret-result');
+  if (!place || !window.confirm(button.dataset.confirm ?? 'Make a new secret?')) return;
+  button.disabled = true;
+  try {
+    /** @type {{ data: Service }} */
+    const { data } = await api('POST', /** @type {string} the selector asked for it */ (button.dataset.renew));
+    showSecrets(place, data);
+  } catch (error) {
+    place.textContent = error instanceof Error ? error.message : String(error);
+    place.className = 'secret-result error';
+  } finally {
+    button.disabled = false;
+  }
+});
 
 document.addEventListener('click', async (event) => {
   const button = event.target instanceof Element ? event.target.closest('button[data-test]') : null;

@@ -39,7 +39,7 @@ function setting(name: string, value: string): Html {
     <dd><code>${value}</code></dd>`;
 }
 
-/** A value with a Copy button (src/web/assets/trackers.js; the button shows once the script runs). */
+/** A value with a Copy button (src/web/assets/app.js; the button shows once the script runs). */
 function copyable(name: string, value: string, id: string): Html {
   return html`<dt>${name}</dt>
     <dd class="copyable">

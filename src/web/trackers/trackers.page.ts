@@ -41,7 +41,6 @@ export const trackersPage: AppPage = {
   path: '/app/trackers',
   title: 'Trackers',
   styles: ['public.css'],
-  scripts: ['trackers.js'],
   render: async ({ db, config, viewer, csrf }) => ({
     body: trackersBody(await trackersView(db, config, viewer.id, csrf)),
   }),

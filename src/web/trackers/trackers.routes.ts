@@ -48,11 +48,7 @@ export async function trackerPagesRoutes(app: FastifyInstance, { db, config }: {
     const csrf = csrfToken(request, reply, baseUrl, config.secretKey);
     const body = trackersBody({ ...(await trackersView(db, config, viewer.id, csrf)), ...extra });
     const pages = new Set(APP_PAGES.map((page) => page.path));
-    return sendHtml(
-      reply,
-      status,
-      appPage({ title: 'Trackers', body, viewer, csrf, current: '/app/trackers', pages, scripts: ['trackers.js'] }),
-    );
+    return sendHtml(reply, status, appPage({ title: 'Trackers', body, viewer, csrf, current: '/app/trackers', pages }));
   }
 
   /** The signed-in person's tracker by id; 404 for anyone else's or a missing one. */
