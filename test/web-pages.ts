@@ -16,6 +16,7 @@ export const WEB_PAGES: readonly WebPage[] = [
   { name: 'post', path: '/@{user}/{post}', visitor: true },
   { name: 'profile-search', path: '/@{user}/search?q=ridge', visitor: true },
   { name: 'timeline', path: '/' },
+  { name: 'own-post', path: '/app/posts/{post}' },
   { name: 'search', path: '/app/search?q=ridg*' },
   { name: 'compose', path: '/app/compose' },
   { name: 'media', path: '/app/media' },

@@ -1,6 +1,7 @@
 // Pieces of HTML the pages share for items.
 import { html, type Html } from '../lib/html.ts';
-import type { Scope } from '../items/items.schemas.ts';
+import { fieldError, invalid } from '../core/errors.ts';
+import { IdParams, type Scope } from '../items/items.schemas.ts';
 import type { Medium } from '../media/media.schemas.ts';
 
 export function scopeBadge(scope: Scope): Html {
@@ -31,4 +32,18 @@ export function itemMedia(ids: readonly string[], media: ReadonlyMap<string, Med
       >`;
     })}
   </div>`;
+}
+
+/** An item's id from a page's path as GET /<kind>/id/<id> takes it (`IdParams`), refused in the words of its schema's check. */
+export function checkedId(id: string): string {
+  const { minLength, maxLength } = IdParams.properties.id as unknown as { minLength: number; maxLength: number };
+  const length = [...id].length;
+  const wrong =
+    length < minLength
+      ? `must NOT have fewer than ${minLength} characters`
+      : length > maxLength
+        ? `must NOT have more than ${maxLength} characters`
+        : undefined;
+  if (wrong) throw invalid('The request is invalid', [fieldError('params/id', wrong)]);
+  return id;
 }

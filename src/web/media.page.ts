@@ -1,12 +1,10 @@
 // Media: a grid of thumbnails, newest first, with "load more", and a viewer per medium with playback, its caption
 // and scope to edit, and delete.
 import { html, type Html } from '../lib/html.ts';
-import { fieldError, invalid } from '../core/errors.ts';
-import { IdParams } from '../items/items.schemas.ts';
 import { getMedium } from '../media/media.logic.ts';
 import { type Medium } from '../media/media.schemas.ts';
 import { deleteButton } from './buttons.html.ts';
-import { mediumAlt, scopeBadge } from './items.html.ts';
+import { checkedId, mediumAlt, scopeBadge } from './items.html.ts';
 import { loadOwnItems } from './own-items.ts';
 import type { AppPage } from './page.ts';
 import { searchBox } from './search.html.ts';
@@ -55,20 +53,6 @@ function mediumTile(m: Medium): Html {
       <span class="kind">${KIND_LABEL[m.kind] ?? 'File'}${m.scope === 'private' ? ' · private' : ''}</span>
     </a>
   </li>`;
-}
-
-/** The id as GET /media/id/<id> takes it (`IdParams`), refused in the words of its schema's check. */
-function checkedId(id: string): string {
-  const { minLength, maxLength } = IdParams.properties.id as unknown as { minLength: number; maxLength: number };
-  const length = [...id].length;
-  const wrong =
-    length < minLength
-      ? `must NOT have fewer than ${minLength} characters`
-      : length > maxLength
-        ? `must NOT have more than ${maxLength} characters`
-        : undefined;
-  if (wrong) throw invalid('The request is invalid', [fieldError('params/id', wrong)]);
-  return id;
 }
 
 export const mediumPage: AppPage = {

@@ -8,6 +8,7 @@ import { placesPage } from './days/places.page.ts';
 import { importsPage } from './imports.page.ts';
 import { mediaPage, mediumPage } from './media.page.ts';
 import type { AppPage } from './page.ts';
+import { postPage } from './post.page.ts';
 import { mapPage } from './map/map.page.ts';
 import { trackersPage } from './trackers/trackers.page.ts';
 import { searchPage } from './search.page.ts';
@@ -19,6 +20,7 @@ import { viewsPage } from './views.page.ts';
 
 export const APP_PAGES: readonly AppPage[] = [
   timelinePage,
+  postPage,
   searchPage,
   dayPage,
   composePage,

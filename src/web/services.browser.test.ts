@@ -1,6 +1,6 @@
 // What the pages say when the outbound rules refuse a target, in Chromium: the Services page's
 // Test button shows the API's answer (`ok: false` and why), and a delivery the rules refused is
-// failed at once, with its error beside it on the timeline.
+// failed at once, with its error and Retry beside it on the timeline and on the post's page.
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestUser } from '../../test/helpers.ts';
@@ -80,5 +80,19 @@ describe('a webhook the outbound rules refuse', () => {
     ]);
     expect(retried.status()).toBe(202);
     await expect.poll(delivery, WAIT).toEqual({ status: 'failed', attempts: 2, last_error: REFUSAL });
+
+    // The post's own page says the same, with the tries and Retry.
+    await page.goto(`${t.baseUrl}/app/posts/${post.id}`);
+    const entry = page.locator(`[data-delivery="${service.id}"]`);
+    expect((await entry.locator('p').first().innerText()).replace(/\s+/g, ' ').trim()).toBe(
+      `Home server: failed (${REFUSAL})`,
+    );
+    expect(await entry.locator('.meta').innerText()).toMatch(/^2 tries · last change /);
+    const [again] = await Promise.all([
+      page.waitForResponse((r) => r.url().endsWith(`/posts/id/${post.id}/deliveries/${service.id}/retry`)),
+      entry.getByRole('button', { name: 'Retry Home server' }).click(),
+    ]);
+    expect(again.status()).toBe(202);
+    await expect.poll(delivery, WAIT).toEqual({ status: 'failed', attempts: 3, last_error: REFUSAL });
   });
 });

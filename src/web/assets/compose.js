@@ -216,9 +216,12 @@ function showPost(post) {
   heading.textContent = 'Posted';
   const link = document.createElement('p');
   const a = document.createElement('a');
-  a.href = `/#post-${post.id}`;
-  a.textContent = 'See it on the timeline';
-  link.append(a);
+  a.href = `/app/posts/${post.id}`;
+  a.textContent = 'Open the post';
+  const timeline = document.createElement('a');
+  timeline.href = `/#post-${post.id}`;
+  timeline.textContent = 'see it on the timeline';
+  link.append(a, ' or ', timeline);
   const list = document.createElement('ul');
   list.className = 'deliveries plain-list';
   card.append(heading, link, list);
