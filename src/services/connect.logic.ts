@@ -13,6 +13,7 @@ import type { Outbound } from '../lib/ssrf.ts';
 import { msToSeconds } from '../lib/time.ts';
 import { changeService } from './change.logic.ts';
 import { ConnectError } from './connectors/connect.ts';
+import { excerpt } from './connectors/connector.ts';
 import { connectors } from './connectors/index.ts';
 import type { ServiceType } from './connectors/types.ts';
 import { insertConnection, takeConnection } from './connect.repo.ts';
@@ -149,7 +150,7 @@ export async function finishConnection(deps: ConnectDeps, userId: string, back: 
     throw refuse(
       back.error === 'access_denied'
         ? `You did not allow Waypost on ${server}, so nothing was connected.`
-        : `${server} did not connect Waypost (${back.error_description ?? back.error}).`,
+        : `${server} did not connect Waypost (${excerpt(back.error_description ?? back.error, 200)}).`,
     );
   }
   if (!back.code) throw refuse(`${server} sent you back without a code. Start again.`);
