@@ -15,6 +15,8 @@ export const WEB_PAGES: readonly WebPage[] = [
   { name: 'profile', path: '/@{user}', visitor: true },
   { name: 'post', path: '/@{user}/{post}', visitor: true },
   { name: 'profile-search', path: '/@{user}/search?q=ridge', visitor: true },
+  { name: 'tagged', path: '/@{user}/tagged/ridge', visitor: true },
+  { name: 'public-medium', path: '/@{user}/media/{photo}', visitor: true },
   { name: 'timeline', path: '/' },
   { name: 'own-post', path: '/app/posts/{post}' },
   { name: 'search', path: '/app/search?q=ridg*' },

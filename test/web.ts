@@ -176,7 +176,7 @@ export async function seedDemo(
   if (imported.statusCode !== 202) throw new Error(`POST /imports: ${imported.statusCode} ${imported.body}`);
   await call('POST', '/posts', { text: 'Notes to self: buy new boots.', groups: [], scope: 'private' });
   const post = await call<{ id: string }>('POST', '/posts', {
-    text: 'Up on the ridge before sunrise. The valley was still in fog, and the first light caught the far peaks. ☀️',
+    text: 'Up on the ridge before sunrise. The valley was still in fog, and the first light caught the far peaks. #ridge ☀️',
     groups: [group.id],
     scope: 'public',
     media_ids: [photos[0]!, photos[1]!],

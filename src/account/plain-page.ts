@@ -9,6 +9,7 @@ export function page(title: string, body: Html): string {
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>${title} · Waypost</title>
+        <link rel="icon" href="/assets/favicon.svg" type="image/svg+xml" />
         <link rel="stylesheet" href="/assets/app.css" />
       </head>
       <body>

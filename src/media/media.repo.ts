@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type SqlBool } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { MediaTable, ScopeValue } from '../db/schema.ts';
 import { scopeRule, selectPage, type Audience, type PageQuery } from '../items/items.repo.ts';
@@ -141,4 +141,22 @@ export async function hashInUse(db: Db, sha256: string): Promise<boolean> {
 export async function mediaHashesOf(db: Db, userId: string): Promise<string[]> {
   const rows = await db.selectFrom('media').select('sha256').distinct().where('user_id', '=', userId).execute();
   return rows.map((row) => row.sha256);
+}
+
+/**
+ * The media of `owner` just newer and just older than `at` in (time, id) order, of those the
+ * audience sees: the media viewers' Previous and Next. Two one-row index seeks.
+ */
+export async function neighbourMedia(
+  db: Db,
+  owner: string,
+  audience: Audience,
+  at: { time: number; id: string },
+): Promise<{ newer: MediumRow | undefined; older: MediumRow | undefined }> {
+  const own = sql<SqlBool>`${sql.ref('user_id')} = ${owner}`;
+  const [newer, older] = await Promise.all([
+    selectPage(db, 'media', audience, { count: 1, order: 'asc', after: at }, own),
+    selectPage(db, 'media', audience, { count: 1, order: 'desc', after: at }, own),
+  ]);
+  return { newer: newer.rows[0], older: older.rows[0] };
 }

@@ -9,7 +9,7 @@ import type { Auth } from '../core/caller.ts';
 import type { Cursors } from '../core/cursors.ts';
 import { readableScopes, readsExactly, readsPrivate, requirePrivateReads } from '../items/access.ts';
 import { toPageQuery, type Page } from '../items/items.logic.ts';
-import type { Audience } from '../items/items.repo.ts';
+import type { Audience, PageQuery } from '../items/items.repo.ts';
 import { COUNT_DEFAULT } from '../items/items.schemas.ts';
 import { msToSeconds } from '../lib/time.ts';
 import { fileViewOf, toMedium } from '../media/media.logic.ts';
@@ -24,7 +24,7 @@ import type { Place } from '../places/places.schemas.ts';
 import type { Post } from '../posts/posts.schemas.ts';
 import type { ScopeValue } from '../db/schema.ts';
 import { parseQuery, type Term } from './search.query.ts';
-import { selectMatches, type SearchRow } from './search.repo.ts';
+import { selectMatches, type SearchFilter, type SearchRow } from './search.repo.ts';
 import {
   SEARCH_KINDS,
   type PublicSearchParams,
@@ -84,22 +84,27 @@ export function publicSearcher(
   };
 }
 
+/**
+ * Matches of the terms, newest first. `keep`, when given, is a second test each match's indexed
+ * text must pass (a tag page keeps the posts holding the tag, not merely its words): the matches
+ * are read on, a batch at a time, until a page is full and it is known whether one more follows,
+ * or until `KEEP_SCAN_MAX` matches were read for the page; then the page may be short, and its
+ * `next` continues after the last match read.
+ */
 export async function search(
   db: Db,
   baseUrl: string,
   cursors: Cursors,
   searcher: Searcher,
   params: Params,
+  keep?: (row: SearchRow) => boolean,
 ): Promise<Page<Found>> {
   const terms = parseQuery(params.q);
   const page = toPageQuery({ ...params, count: params.count ?? COUNT_DEFAULT, order: 'desc' }, cursors);
-  const result = await selectMatches(
-    db,
-    { userId: searcher.owner.id, scopes: searcher.scopes, kinds: searcher.kinds, terms },
-    page,
-  );
+  const filter = { userId: searcher.owner.id, scopes: searcher.scopes, kinds: searcher.kinds, terms };
+  const result: Matches = keep ? await keptMatches(db, filter, page, keep) : await selectMatches(db, filter, page);
   const items = await itemsOf(db, baseUrl, searcher, result.rows);
-  const last = result.rows.at(-1);
+  const last = result.resume ?? result.rows.at(-1);
   return {
     next: result.more && last ? cursors.encode({ time: last.time, id: last.key }) : undefined,
     // An item deleted between the two reads is left out rather than shown half.
@@ -108,6 +113,45 @@ export async function search(
       return item ? [foundOf(row, item, terms)] : [];
     }),
   };
+}
+
+/** Matches for a page; `resume`: where the next page starts, when not after the page's last row. */
+interface Matches {
+  rows: SearchRow[];
+  more: boolean;
+  resume?: { time: number; key: string };
+}
+
+/** How many matches a page with a second test reads at most, and how many at a time. */
+export const KEEP_SCAN_MAX = 2000;
+const KEEP_BATCH = 200;
+
+async function keptMatches(
+  db: Db,
+  filter: SearchFilter,
+  page: PageQuery,
+  keep: (row: SearchRow) => boolean,
+): Promise<Matches> {
+  const kept: SearchRow[] = [];
+  let after = page.after;
+  let read = 0;
+  for (;;) {
+    const batch = await selectMatches(db, filter, { ...page, count: KEEP_BATCH, after });
+    for (const row of batch.rows) {
+      read += 1;
+      after = { time: row.time, id: row.key };
+      if (!keep(row)) continue;
+      kept.push(row);
+      // One more than a page: there is a next page, which starts after the page's last row.
+      if (kept.length > page.count) return { rows: kept.slice(0, page.count), more: true };
+    }
+    if (!batch.more) return { rows: kept, more: false };
+    if (read >= KEEP_SCAN_MAX) {
+      // Stopped reading: the next page goes on after the last match read, kept or not.
+      const last = batch.rows.at(-1)!;
+      return { rows: kept, more: true, resume: { time: last.time, key: last.key } };
+    }
+  }
 }
 
 function foundOf(row: SearchRow, item: FoundItem, terms: readonly Term[]): Found {

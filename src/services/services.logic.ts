@@ -6,7 +6,8 @@ import { badRequest, notFound, type FieldError, invalid } from '../core/errors.t
 import { randomToken, sha256Hex } from '../lib/crypto.ts';
 import { newId } from '../lib/ids.ts';
 import type { Outbound } from '../lib/ssrf.ts';
-import { msToSeconds, nowMs } from '../lib/time.ts';
+import { localDay, msToSeconds, nowMs } from '../lib/time.ts';
+import { getSettings } from '../settings/settings.logic.ts';
 import { cancelJobs } from '../jobs/jobs.repo.ts';
 import type { TestResult } from './connectors/connector.ts';
 import { connectors } from './connectors/index.ts';
@@ -242,11 +243,29 @@ export async function renewSecrets(
   return { ...toService(next, baseUrl, missingSecrets(type, secrets)), generated_secrets: made };
 }
 
+/** Today in the person's time zone (days since 1970-01-01), read only when a tracker is among `rows`. */
+async function todayFor(db: Db, userId: string, rows: readonly repo.ServiceRow[]): Promise<number | undefined> {
+  if (!rows.some((row) => connectors[row.type as ServiceType].ingest)) return undefined;
+  return localDay(nowMs(), (await getSettings(db, userId)).timezone);
+}
+
+/** A tracker's service object with what has arrived (`activity`); any other service as it is. */
+function withActivity(service: Service, row: repo.ServiceRow, today: number | undefined): Service {
+  if (today === undefined || !connectors[row.type as ServiceType].ingest) return service;
+  const lastPointAt = row.last_point_at == null ? null : Number(row.last_point_at);
+  // The counter holds the points of the day it was last written on: another day's count is not today's.
+  const pointsToday = row.points_day != null && Number(row.points_day) === today ? Number(row.points_today ?? 0) : 0;
+  return {
+    ...service,
+    activity: { last_point_at: lastPointAt === null ? null : msToSeconds(lastPointAt), points_today: pointsToday },
+  };
+}
+
 /** The person's services; with `key`, each says which secrets it lacks (`missing_secrets`). */
 export async function listServices(db: Db, baseUrl: string, userId: string, key?: SecretKey): Promise<Service[]> {
-  return (await repo.listServiceRows(db, userId)).map((row) =>
-    key ? withMissing(row, baseUrl, key) : toService(row, baseUrl),
-  );
+  const rows = await repo.listServiceRows(db, userId);
+  const today = await todayFor(db, userId, rows);
+  return rows.map((row) => withActivity(key ? withMissing(row, baseUrl, key) : toService(row, baseUrl), row, today));
 }
 
 export async function getService(
@@ -258,7 +277,8 @@ export async function getService(
 ): Promise<Service> {
   const row = await repo.findServiceRow(db, userId, id);
   if (!row) throw notFound('No such service.');
-  return key ? withMissing(row, baseUrl, key) : toService(row, baseUrl);
+  const service = key ? withMissing(row, baseUrl, key) : toService(row, baseUrl);
+  return withActivity(service, row, await todayFor(db, userId, [row]));
 }
 
 /**

@@ -42,6 +42,24 @@ export const ServiceSchema = Type.Object(
           'shown again.',
       }),
     ),
+    activity: Type.Optional(
+      Type.Object(
+        {
+          last_point_at: Type.Union([Type.Number(), Type.Null()], {
+            description:
+              'When the last request that stored points arrived (Unix epoch seconds); null before the first.',
+          }),
+          points_today: Type.Integer({
+            minimum: 0,
+            description: "Points stored today, the day in the owner's time zone (Settings); 0 on a day without any.",
+          }),
+        },
+        {
+          description:
+            'Trackers only, in `GET /services` and `GET /services/<id>`: what has arrived (docs/trackers.md "The tracker page").',
+        },
+      ),
+    ),
     missing_secrets: Type.Optional(
       Type.Array(Type.String(), {
         description:

@@ -124,7 +124,9 @@ describe('tracker services', () => {
     expect(JSON.stringify(row)).not.toContain(service.ingest.token);
 
     const one = await api('GET', `/services/${service.id}`, alices);
-    expect(one.json()).toEqual([{ ...service, ingest: { url: service.ingest.url } }]);
+    expect(one.json()).toEqual([
+      { ...service, ingest: { url: service.ingest.url }, activity: { last_point_at: null, points_today: 0 } },
+    ]);
     const list = await api('GET', '/services', alices);
     expect(list.body).not.toContain(service.ingest.token);
     expect(list.json<Created[]>().find((s) => s.id === service.id)?.ingest).toEqual({ url: service.ingest.url });
@@ -144,6 +146,31 @@ describe('tracker services', () => {
       config: { url: 'https://hooks.example/in', secret: `whsec_${Buffer.alloc(32, 7).toString('base64')}` },
     });
     expect(hook.json()).not.toHaveProperty('ingest');
+    const read = await api('GET', `/services/${hook.json<{ id: string }>().id}`, alices);
+    expect(read.json<object[]>()[0]).not.toHaveProperty('activity');
+  });
+
+  it('GET /services and /services/<id> say when points last arrived and how many today (docs/api.md)', async () => {
+    // Bob's: the batch is one the Overland tests store for Alice.
+    const tracker = await newTracker('overland', bobs);
+    const before = Date.now() / 1000;
+    const response = await ingest(tracker.ingest.url, {
+      headers: { authorization: `Bearer ${tracker.ingest.token}`, 'content-type': 'application/json' },
+      payload: JSON.stringify(overlandBatch),
+    });
+    expect(response.statusCode).toBe(200);
+    const after = Date.now() / 1000;
+    type Activity = { activity: { last_point_at: number; points_today: number } };
+    const [one] = (await api('GET', `/services/${tracker.id}`, bobs)).json<Activity[]>();
+    expect(one!.activity.points_today).toBe(2);
+    expect(one!.activity.last_point_at).toBeGreaterThanOrEqual(Math.floor(before));
+    expect(one!.activity.last_point_at).toBeLessThanOrEqual(Math.ceil(after));
+    const listed = (await api('GET', '/services', bobs)).json<(Activity & { id: string })[]>();
+    expect(listed.find((s) => s.id === tracker.id)?.activity).toEqual(one!.activity);
+    // A count written on another day is not today's.
+    await t.database.db.updateTable('services').set({ points_day: 1 }).where('id', '=', tracker.id).execute();
+    const [stale] = (await api('GET', `/services/${tracker.id}`, bobs)).json<Activity[]>();
+    expect(stale!.activity).toEqual({ last_point_at: one!.activity.last_point_at, points_today: 0 });
   });
 
   it('POST /services/<id>/ingest-token rotates: the old token stops working at once', async () => {

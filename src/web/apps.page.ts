@@ -10,11 +10,15 @@ export const appsPage: AppPage = {
   title: 'Apps',
   narrow: true,
   visitor: async (request, reply, { config }) => accountSignInPage(request, reply, config),
-  render: async ({ db, viewer, csrf }) => {
+  render: async ({ db, viewer, csrf, config }) => {
     const apps = await listAuthorizedApps(db, viewer.id);
     const list: Html =
       apps.length === 0
-        ? html`<p>You have not authorized any app.</p>`
+        ? html`<p class="empty">
+            You have not authorized any app yet. An app asks for access when you sign in to Waypost from it: give it
+            this server's address, <code>${config.baseUrl}</code>. To send your phone's location,
+            <a href="/app/trackers">set up a tracker</a>; to write an app, read <a href="/docs">the API docs</a>.
+          </p>`
         : html`<ul class="apps">
             ${apps.map(
               (a) =>

@@ -94,6 +94,28 @@ let mapFolder: ReturnType<typeof loadMapFolder> | undefined;
 const ownAssets = () => (own ??= loadOwn());
 const mapAssets = () => (mapFolder ??= loadMapFolder());
 
+let favicon: { body: Buffer; hash: string } | undefined;
+
+/** An ICO file (ICONDIR, one ICONDIRENTRY, the image) holding a 32 × 32 PNG drawn from an SVG. */
+async function icoOf(svg: Buffer): Promise<{ body: Buffer; hash: string }> {
+  const { default: sharp } = await import('sharp');
+  const png = await sharp(svg, { density: 300 }).resize(32, 32).png().toBuffer();
+  const header = Buffer.alloc(6 + 16);
+  header.writeUInt16LE(0, 0); // reserved
+  header.writeUInt16LE(1, 2); // type: icon
+  header.writeUInt16LE(1, 4); // one image
+  header.writeUInt8(32, 6); // width
+  header.writeUInt8(32, 7); // height
+  header.writeUInt8(0, 8); // no palette
+  header.writeUInt8(0, 9); // reserved
+  header.writeUInt16LE(1, 10); // colour planes
+  header.writeUInt16LE(32, 12); // bits per pixel
+  header.writeUInt32LE(png.length, 14); // the image's size
+  header.writeUInt32LE(header.length, 18); // where it starts
+  const body = Buffer.concat([header, png]);
+  return { body, hash: createHash('sha256').update(body).digest('base64url').slice(0, 12) };
+}
+
 /** The URL of one of Waypost's own assets, naming its current version (so it can be cached for good). */
 export function assetUrl(name: string): string {
   const asset = ownAssets().get(name);
@@ -125,6 +147,17 @@ export async function assetRoutes(app: FastifyInstance, { config }: { config: Co
       return reply.send(asset.body);
     },
   );
+
+  // Browsers ask every site for /favicon.ico, whatever a page links: the same icon as the pages'
+  // favicon.svg, as an ICO holding one 32 px PNG (an ICO may hold PNGs since Windows Vista, and
+  // every browser reads them), drawn once from the SVG by sharp.
+  app.get('/favicon.ico', { schema: { hide: true } }, async (request, reply) => {
+    favicon ??= await icoOf(ownAssets().get('favicon.svg')!.body);
+    const etag = `"${favicon.hash}"`;
+    void reply.type('image/x-icon').header('etag', etag).header('cache-control', 'public, max-age=86400');
+    if (request.headers['if-none-match'] === etag) return reply.code(304).send();
+    return reply.send(favicon.body);
+  });
 
   const policy = mapPolicy(config);
   app.get<{ Params: { version: string; name: string } }>(

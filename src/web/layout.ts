@@ -83,6 +83,7 @@ export function layout(options: Layout): string {
         <meta name="color-scheme" content="light dark" />
         <title>${options.title} · Waypost</title>
         ${options.csrf ? html`<meta name="csrf-token" content="${options.csrf}" />` : ''}
+        <link rel="icon" href="${assetUrl('favicon.svg')}" type="image/svg+xml" />
         <link rel="stylesheet" href="${assetUrl('app.css')}" />
         ${(options.styles ?? []).map((name) => html`<link rel="stylesheet" href="${assetUrl(name)}" />`)} ${shared}
         ${scripts.map((name) => html`<script type="module" src="${assetUrl(name)}"></script>`)} ${options.head ?? ''}

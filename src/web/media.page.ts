@@ -1,5 +1,6 @@
-// Media: a grid of thumbnails, newest first, with "load more", and a viewer per medium with playback, its caption
-// and scope to edit, and delete.
+// Media: a grid of thumbnails, newest first, with "load more", and a viewer per medium with playback,
+// Previous and Next (arrow keys, swipes), the original to download, where it was taken on a small
+// map (exact: this is the owner's page), its caption and scope to edit, and delete.
 import { html, type Html } from '../lib/html.ts';
 import { getMedium } from '../media/media.logic.ts';
 import { type Medium } from '../media/media.schemas.ts';
@@ -8,6 +9,11 @@ import { checkedId, mediumAlt, scopeBadge } from './items.html.ts';
 import { loadOwnItems } from './own-items.ts';
 import type { AppPage } from './page.ts';
 import { searchBox } from './search.html.ts';
+import { neighbourIds } from '../media/media.viewer.ts';
+import { getSettings } from '../settings/settings.logic.ts';
+import { mapPolicy } from './map/map-policy.ts';
+import { readableTime } from './time.ts';
+import { downloadName, mediumPlayer, placeMap, placeMapAssets, viewerNav } from './viewer.html.ts';
 
 const KIND_LABEL: Record<string, string> = { image: 'Photo', video: 'Video', audio: 'Audio', other: 'File' };
 
@@ -60,25 +66,36 @@ export const mediumPage: AppPage = {
   nav: '/app/media',
   title: 'Medium',
   narrow: true,
+  scripts: ['viewer.js'],
   render: async (ctx) => {
     const { id } = ctx.request.params as { id: string };
     const m = await getMedium(ctx.db, ctx.config.baseUrl, checkedId(id), ctx.auth);
+    const [{ timezone }, around] = await Promise.all([
+      getSettings(ctx.db, ctx.viewer.id),
+      neighbourIds(ctx.db, ctx.viewer.id, m, 'all'),
+    ]);
     const file = `/media/id/${m.id}/file`;
-    const player =
-      m.kind === 'image'
-        ? html`<img src="${file}" alt="${mediumAlt(m)}" />`
-        : m.kind === 'video'
-          ? html`<video src="${file}" controls preload="metadata" aria-label="${mediumAlt(m)}"></video>`
-          : m.kind === 'audio'
-            ? html`<audio src="${file}" controls preload="metadata" aria-label="${mediumAlt(m)}"></audio>`
-            : html`<p><a href="${file}">Download the file</a></p>`;
+    const href = (other: string | undefined) => (other ? `/app/media/${other}` : undefined);
+    // The small map's basemap comes from the map's policy (docs/maps.md).
+    if (m.location) void ctx.reply.headers(mapPolicy(ctx.config));
     const body = html`<h1>${KIND_LABEL[m.kind] ?? 'File'} ${scopeBadge(m.scope)}</h1>
-      <div class="viewer" data-item>${player}</div>
+      <div class="viewer" data-item>${mediumPlayer(m, file, mediumAlt(m))}</div>
+      ${viewerNav({ newer: href(around.newer), older: href(around.older) })}
       <p class="meta">
         ${m.mime_type}, ${((m.size ?? 0) / 1e6).toFixed(1)}
         MB${m.width ? `, ${m.width} × ${m.height}` : ''}${m.duration ? `, ${Math.round(m.duration)} s` : ''} · taken
-        ${new Date(m.time * 1000).toISOString().slice(0, 16).replace('T', ' ')} UTC
+        <time datetime="${new Date(m.time * 1000).toISOString()}">${readableTime(m.time, timezone)}</time>
+        (${timezone})${
+          m.scope === 'public'
+            ? html` · <a href="/@${encodeURIComponent(ctx.viewer.username)}/media/${m.id}">Its public page</a>`
+            : ''
+        }
       </p>
+      <p>
+        <a class="button secondary" href="${file}" download="${downloadName(m)}">Download the original</a>
+        <span class="help">with its metadata (camera, time, place); strangers only ever get a copy without it.</span>
+      </p>
+      ${placeMap(ctx.config, m.location, true)}
       <form data-api="POST /media/id/${m.id}" data-done="reload" class="card">
         <label for="caption">Caption (the alt text)</label>
         <input id="caption" name="caption" maxlength="2000" value="${m.caption}" />
@@ -105,6 +122,10 @@ export const mediumPage: AppPage = {
         })}
         <a href="/app/media">Back to media</a>
       </p>`;
-    return { body, title: m.caption || (KIND_LABEL[m.kind] ?? 'File') };
+    return {
+      body,
+      title: m.caption || (KIND_LABEL[m.kind] ?? 'File'),
+      ...(m.location ? { head: placeMapAssets() } : {}),
+    };
   },
 };

@@ -145,7 +145,10 @@ export const settingsPage: AppPage = {
         <select id="timezone" name="timezone" aria-describedby="timezone-help">
           ${zones.map((z) => html`<option ${z === s.timezone ? html`selected` : ''}>${z}</option>`)}
         </select>
-        <span class="help" id="timezone-help">The timeline groups items by day in this zone.</span>
+        <span class="help" id="timezone-help"
+          >The timeline groups items by day in this zone, and every time on your pages is on its clock: your public page
+          too, which names the zone.</span
+        >
 
         <h2>Default scopes</h2>
         <p class="help">What a new item gets when the app that creates it does not say.</p>

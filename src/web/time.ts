@@ -53,3 +53,20 @@ export function endOfDay(day: string, timeZone: string): number | undefined {
   if (!Number.isFinite(midnight)) return undefined;
   return zonedToUtc(midnight, timeZone);
 }
+
+/**
+ * "3 Jun 2019, 10:00 CEST": an instant (epoch seconds) on the wall clock of the zone, with the
+ * zone's short name (or its offset, "GMT+9", where it has no common abbreviation), so a reader
+ * elsewhere knows which clock it is.
+ */
+export function readableTime(seconds: number, timeZone: string): string {
+  const date = new Date(seconds * 1000);
+  const day = date.toLocaleDateString('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone });
+  const time = date.toLocaleTimeString('en-GB', {
+    hour: '2-digit',
+    minute: '2-digit',
+    timeZone,
+    timeZoneName: 'short',
+  });
+  return `${day}, ${time}`;
+}

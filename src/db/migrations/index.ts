@@ -32,6 +32,7 @@ import * as m0037 from './0037_visit_spans.ts';
 import * as m0039 from './0039_post_media.ts';
 import * as m0040 from './0040_delivery_edits.ts';
 import * as m0043 from './0043_service_connections.ts';
+import * as m0044 from './0044_public_time_zone.ts';
 import * as m0049 from './0049_search_statistics.ts';
 
 export const migrations: Record<string, Migration> = {
@@ -66,5 +67,6 @@ export const migrations: Record<string, Migration> = {
   '0039_post_media': m0039,
   '0040_delivery_edits': m0040,
   '0043_service_connections': m0043,
+  '0044_public_time_zone': m0044,
   '0049_search_statistics': m0049,
 };

@@ -1,7 +1,7 @@
 // @ts-check
 // Compose: the counter, uploads with progress and previews, geolocation, posting through the
 // JSON API, then each delivery's status, polled until it settles, with a retry for failures.
-import { announce, api, clearErrors, showError, upload } from './app.js';
+import { ApiError, announce, api, clearErrors, showError, upload } from './app.js';
 
 /** @typedef {import('../../posts/posts.schemas.ts').Post} Post */
 /** @typedef {import('../../posts/posts.schemas.ts').NewPost} NewPost */
@@ -151,11 +151,33 @@ function fieldError(input, message) {
   input.focus();
 }
 
+/**
+ * What is wrong with the text's length, in plain words (the API's own message names its rule,
+ * "must be 1 to 5000 characters after trimming"); undefined when it can be posted. Counted as the
+ * server counts: characters (code points) after trimming.
+ * @param {string} value
+ */
+function lengthProblem(value) {
+  const length = [...value.trim()].length;
+  if (length === 0) return 'Write something first: a post needs some text.';
+  if (length <= max) return undefined;
+  const over = length - max;
+  return `Too long: this is ${length.toLocaleString('en-GB')} characters, and a post can have at most ${max.toLocaleString('en-GB')}. Take out ${over.toLocaleString('en-GB')} to post it.`;
+}
+
+/** @param {string} message beside the text, which gets the focus */
+const textError = (message) => showError(form, new ApiError(400, { errors: [{ path: 'body/text', message }] }));
+
 form.addEventListener('submit', async (event) => {
   event.preventDefault();
   clearErrors(form);
   if (pending > 0) {
     announce(form, 'Wait until every file is uploaded.');
+    return;
+  }
+  const tooLong = lengthProblem(text.value);
+  if (tooLong) {
+    textError(tooLong);
     return;
   }
   // The scope radios' values are the two scopes.
@@ -201,7 +223,11 @@ form.addEventListener('submit', async (event) => {
     count();
     showPost(post);
   } catch (error) {
-    showError(form, error);
+    // The server counts as lengthProblem() does; should it still refuse the text, say so in the same words.
+    const refusedText = error instanceof ApiError && error.problem?.errors?.some((e) => e.path === 'body/text');
+    const plain = refusedText ? lengthProblem(text.value) : undefined;
+    if (plain) textError(plain);
+    else showError(form, error);
   } finally {
     button.disabled = false;
   }
@@ -227,6 +253,10 @@ function showPost(post) {
   card.append(heading, link, list);
   result.append(card);
   renderDeliveries(post, list);
+  // The button that had the focus was disabled while posting: the focus goes to what happened, so
+  // a keyboard or screen reader user is not left at the top of the page.
+  heading.tabIndex = -1;
+  heading.focus();
 }
 
 /**

@@ -1,7 +1,8 @@
 // @ts-check
 // Imports (src/web/imports.page.ts): a file picked or dropped is uploaded to POST /imports with a
 // progress bar (XMLHttpRequest: fetch has no upload progress), can be stopped, and is sent again
-// whole by "Try again" after a failure; each import queued or running is followed by polling
+// whole by "Try again" after it broke off or was stopped; leaving the page while it runs asks
+// first; each import queued or running is followed by polling
 // GET /imports/<id> until it ends. Cancel and Undo are app.js's delete buttons.
 import { ApiError, api, clearErrors, showError } from './app.js';
 
@@ -319,6 +320,11 @@ form.addEventListener('submit', (event) => {
 });
 
 stop.addEventListener('click', () => current?.abort());
+
+// Leaving the page ends an upload under way (nothing half-sent is kept): the browser asks first.
+window.addEventListener('beforeunload', (event) => {
+  if (current) event.preventDefault();
+});
 
 for (const name of ['dragenter', 'dragover']) {
   zone.addEventListener(name, (event) => {

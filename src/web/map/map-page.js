@@ -6,7 +6,7 @@
 // strangers see" is switched. Reads and writes the JSON API with the session. A
 // day's page draws its small map with it too (docs/maps.md "A day's map"): a track, no tiles, no form.
 /* global document, window */
-import { createMap, optionsOf } from './waypost-map.js';
+import { createMap, optionsOf, when as whenIn } from './waypost-map.js';
 
 /** @typedef {import('../../locations/locations.schemas.ts').Location} Location */
 /** @typedef {import('../../history/tracks.logic.ts').DayTrack} DayTrack */
@@ -21,10 +21,11 @@ const csrf = document.querySelector('meta[name="csrf-token"]')?.getAttribute('co
 /** @type {MapHandle | undefined} */
 let handle;
 
-/** @param {number} seconds */
-function when(seconds) {
-  return new Date(seconds * 1000).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
-}
+/**
+ * On the owner's clock (the page names the zone in data-zone), as the popups say it.
+ * @param {number} seconds
+ */
+const when = (seconds) => whenIn(seconds, element.dataset.zone);
 
 /**
  * The button that deletes one point, after asking; the map reads its tiles again, and the count

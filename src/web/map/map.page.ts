@@ -159,7 +159,8 @@ async function mapView(
         : html`<p class="empty">
             ${
               query.strangers
-                ? 'You have no public points yet.'
+                ? html`You have no public points yet: a point is public when it is written so (a tracker's or an
+                    import's choice, or the default scope for new points in <a href="/app/settings">Settings</a>).`
                 : html`No points yet: <a href="/app/trackers">add a tracker</a> or
                     <a href="/app/imports">import a history</a>.`
             }
@@ -175,6 +176,7 @@ async function mapView(
       data-draw="${query.draw}"
       data-tiles="${tiles}"
       data-basemap="${JSON.stringify(config.mapStyle)}"
+      data-zone="${timezone}"
       ${center ? html`data-center="${center.lon},${center.lat}" data-zoom="${zoom}"` : ''}
       ${bounds ? html`data-bounds="${bounds}"` : ''}
       ${track ? html`data-track="${track}"` : ''}

@@ -9,6 +9,8 @@
 //   data-center    "lon,lat" to open at (optional), data-zoom the zoom there
 //   data-bounds    "west,south,east,north" to fit instead (the points shown)
 //   data-draw      "points" (default), "lines" or "heat": how the points are drawn
+//   data-marker    "lon,lat" of one place to mark (a photo's, in the media viewer)
+//   data-zone      the IANA time zone popups give times in (the owner's), and name
 // and reports what it drew, for people using assistive technology and for tests:
 //   data-map-state "ready" once drawn, "failed" when the browser cannot draw maps (no WebGL)
 //   data-points-drawn  the points shown on screen (a cell counts its points)
@@ -29,6 +31,8 @@ import { AttributionControl, Map as MapLibre, NavigationControl, Popup } from '.
  * @property {number} [zoom]
  * @property {[number, number, number, number]} [bounds] west, south, east, north
  * @property {Draw} [draw]
+ * @property {[number, number]} [marker] longitude, latitude of one place to mark
+ * @property {string} [zone] the IANA time zone popups give times in
  * @property {(time: number, close: () => void) => Promise<(string | Node)[]>} [describe]
  */
 /** @typedef {'points' | 'lines' | 'heat'} Draw */
@@ -195,9 +199,46 @@ function pointsDrawn(map) {
   return total;
 }
 
-/** @param {number} seconds */
-function when(seconds) {
-  return new Date(seconds * 1000).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+/**
+ * An instant on the owner's clock, with the zone's short name ("3 Jun 2019, 10:00:00 CEST"), so
+ * that a reader elsewhere in the world knows which clock it is.
+ * @param {number} seconds
+ * @param {string} [zone] IANA name; the browser's own zone without one
+ */
+export function when(seconds, zone) {
+  return new Date(seconds * 1000).toLocaleString('en-GB', {
+    day: 'numeric',
+    month: 'short',
+    year: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+    timeZoneName: 'short',
+    ...(zone ? { timeZone: zone } : {}),
+  });
+}
+
+/**
+ * One place marked on the map (a photo's): a GeoJSON point drawn as a ring.
+ * @param {MapLibre} map
+ * @param {[number, number]} marker
+ */
+function addMarker(map, marker) {
+  map.addSource('waypost-marker', {
+    type: 'geojson',
+    data: { type: 'Feature', properties: {}, geometry: { type: 'Point', coordinates: marker } },
+  });
+  map.addLayer({
+    id: 'waypost-marker',
+    type: 'circle',
+    source: 'waypost-marker',
+    paint: {
+      'circle-color': ACCENT,
+      'circle-radius': 7,
+      'circle-stroke-color': '#ffffff',
+      'circle-stroke-width': 2,
+    },
+  });
 }
 
 /**
@@ -212,6 +253,15 @@ function popupContent(lines) {
     box.append(p);
   }
   return box;
+}
+
+/**
+ * The name of a map's canvas (a region MapLibre makes focusable), from the map element's own.
+ * @param {HTMLElement} container
+ */
+function canvasName(container) {
+  const name = container.getAttribute('aria-label');
+  return name ? `${name}: drag, or use the arrow keys, to move` : 'Map';
 }
 
 /**
@@ -234,6 +284,9 @@ export async function createMap(container, options) {
       ...(options.bounds ? { bounds: options.bounds, fitBoundsOptions: { padding: 60, maxZoom: 16 } } : {}),
       attributionControl: false,
       maxZoom: 19,
+      // MapLibre makes its canvas a region named "Map": with two maps on a page (Settings) the
+      // two regions had one name (axe: landmark-unique). Each canvas takes its map's own name.
+      locale: { 'Map.Title': canvasName(container) },
     });
   } catch (error) {
     container.dataset.mapState = 'failed';
@@ -244,7 +297,10 @@ export async function createMap(container, options) {
     return undefined;
   }
   map.addControl(new NavigationControl({ showCompass: false }));
-  map.once('load', () => applyDraw(map, options.draw ?? 'points'));
+  map.once('load', () => {
+    applyDraw(map, options.draw ?? 'points');
+    if (options.marker) addMarker(map, options.marker);
+  });
   map.addControl(new AttributionControl({ compact: true }));
   map.on('idle', () => {
     container.dataset.pointsDrawn = String(pointsDrawn(map));
@@ -269,10 +325,10 @@ export async function createMap(container, options) {
     const time = Number(feature.properties.time);
     const popup = new Popup()
       .setLngLat(event.lngLat)
-      .setDOMContent(popupContent([when(time)]))
+      .setDOMContent(popupContent([when(time, options.zone)]))
       .addTo(map);
     const more = options.describe ? await options.describe(time, () => popup.remove()) : [];
-    if (more.length > 0) popup.setDOMContent(popupContent([when(time), ...more]));
+    if (more.length > 0) popup.setDOMContent(popupContent([when(time, options.zone), ...more]));
   });
   return {
     map,
@@ -344,6 +400,7 @@ export function optionsOf(element) {
   const center = element.dataset.center?.split(',').map(Number);
   const bounds = element.dataset.bounds?.split(',').map(Number);
   const draw = element.dataset.draw;
+  const marker = element.dataset.marker?.split(',').map(Number);
   return {
     // Not through URL(): it would percent-encode the {z}/{x}/{y} placeholders.
     tiles: element.dataset.tiles ? absolute(element.dataset.tiles) : undefined,
@@ -358,6 +415,11 @@ export function optionsOf(element) {
         ? /** @type {[number, number, number, number]} */ (bounds)
         : undefined,
     draw: draw === 'lines' || draw === 'heat' ? draw : 'points',
+    marker:
+      marker && marker.length === 2 && marker.every(Number.isFinite)
+        ? /** @type {[number, number]} */ (marker)
+        : undefined,
+    zone: element.dataset.zone || undefined,
   };
 }
 

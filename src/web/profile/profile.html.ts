@@ -5,6 +5,9 @@ import type { MapStyle } from '../../config.ts';
 import { textToHtml } from '../../posts/posts.feeds.ts';
 import { html, Html } from '../../lib/html.ts';
 import { layout } from '../layout.ts';
+import { readableTime } from '../time.ts';
+import { hashtagsIn } from '../../search/hashtags.ts';
+import { coordinate, placeName } from '../viewer.html.ts';
 import { mapFolderUrl } from '../assets.ts';
 import type { Entry, Person, PublicMedium } from './profile.logic.ts';
 import { searchBox } from '../search.html.ts';
@@ -41,12 +44,53 @@ export function publicSearchBox(baseUrl: string, person: Person, q = '') {
   });
 }
 
-/** Times in UTC: a page must not change with the reader, and the person's time zone is a private setting. */
-export function readableTime(seconds: number): string {
-  const date = new Date(seconds * 1000);
-  const day = date.toLocaleDateString('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' });
-  const time = date.toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit', timeZone: 'UTC' });
-  return `${day}, ${time} UTC`;
+/** An instant on the person's clock, with the zone's short name (docs/web-public.md "Times and places"). */
+export function personTime(person: Person, seconds: number): Html {
+  return html`<time datetime="${new Date(seconds * 1000).toISOString()}"
+    >${readableTime(seconds, person.timezone)}</time
+  >`;
+}
+
+/** What a page of the person's items says of its times. */
+export function zoneNote(person: Person): Html {
+  return html`<p class="meta zone-note">Times are in ${person.timezone}, ${person.displayName}'s time zone.</p>`;
+}
+
+export function tagUrl(baseUrl: string, username: string, tag: string): string {
+  return `${baseUrl}/@${encodeURIComponent(username)}/tagged/${encodeURIComponent(tag)}`;
+}
+
+/** A post's text as HTML: escaped, line breaks kept, each #tag a link to the person's posts with that tag. */
+export function postTextHtml(baseUrl: string, person: Person, text: string): Html {
+  const parts: Html[] = [];
+  let at = 0;
+  for (const found of hashtagsIn(text)) {
+    parts.push(new Html(textToHtml(text.slice(at, found.start))));
+    parts.push(
+      html`<a class="hashtag" rel="tag" href="${tagUrl(baseUrl, person.username, found.tag)}">#${found.tag}</a>`,
+    );
+    at = found.end;
+  }
+  parts.push(new Html(textToHtml(text.slice(at))));
+  return html`${parts}`;
+}
+
+/**
+ * Where a public item is shown: its town and country (found offline, src/places/label.ts) from
+ * the place strangers are given (rounded, never in a privacy zone: the item's own `location`
+ * as the public read made it), with that place as an h-geo. Nothing for an item without one.
+ */
+export function placeHtml(location: { lat: number; lon: number } | null): Html {
+  if (!location) return html``;
+  const name = placeName(location);
+  const lat = coordinate(location.lat);
+  const lon = coordinate(location.lon);
+  return html`<span class="place p-location h-geo"
+    >${name ? html`near <span class="p-name">${name}</span> ` : ''}<span class="coords"
+      >(<data class="p-latitude" value="${location.lat}">${lat}</data>,
+      <data class="p-longitude" value="${location.lon}">${lon}</data>)</span
+    ></span
+  >`;
 }
 
 /** A short plain-text summary for link previews. */
@@ -111,13 +155,18 @@ export function publicPage({ title, head, body }: { title: string; head: Html; b
   return layout({ title, head, body, styles: ['public.css'] });
 }
 
-function mediumHtml(medium: PublicMedium): Html {
+export function mediumPageUrl(baseUrl: string, username: string, id: string): string {
+  return `${baseUrl}/@${encodeURIComponent(username)}/media/${encodeURIComponent(id)}`;
+}
+
+function mediumHtml(baseUrl: string, person: Person, medium: PublicMedium): Html {
   const alt = medium.caption || 'A photo without a caption';
   if (medium.kind === 'image') {
+    // The photo opens in the viewer (docs/web-public.md "The media viewer"); the file itself is the u-photo.
     const size = medium.width && medium.height ? html` width="${medium.width}" height="${medium.height}"` : '';
-    return html`<a class="u-photo" href="${medium.url}"
-      ><img src="${medium.thumbnailUrl ?? medium.url}" alt="${alt}" loading="lazy" ${size}
-    /></a>`;
+    return html`<a href="${mediumPageUrl(baseUrl, person.username, medium.id)}"
+        ><img src="${medium.thumbnailUrl ?? medium.url}" alt="${alt}" loading="lazy" ${size} /></a
+      ><data class="u-photo" value="${medium.url}"></data>`;
   }
   const label = medium.caption || (medium.kind === 'video' ? 'A video without a caption' : 'A sound without a caption');
   if (medium.kind === 'video') {
@@ -146,19 +195,19 @@ function mediumHtml(medium: PublicMedium): Html {
   return html`<a class="wide" href="${medium.url}">${medium.caption || 'An attached file'}</a>`;
 }
 
-function entryHtml(baseUrl: string, person: Person, entry: Entry, heading: 'h2' | 'h1'): Html {
+export function entryHtml(baseUrl: string, person: Person, entry: Entry, heading: 'h2' | 'h1'): Html {
   const { post, media } = entry;
   const url = postUrl(baseUrl, person.username, post.id);
   const published = new Date(post.time * 1000).toISOString();
   const time = html`<a class="u-url u-uid" href="${url}"
-    ><time class="dt-published" datetime="${published}">${readableTime(post.time)}</time></a
+    ><time class="dt-published" datetime="${published}">${readableTime(post.time, person.timezone)}</time></a
   >`;
   return html`<article class="entry h-entry">
     ${heading === 'h1' ? html`<h1 class="visually-hidden">A post by ${person.displayName}</h1>` : ''}
-    <div class="text e-content">${new Html(textToHtml(post.text))}</div>
-    ${media.length > 0 ? html`<div class="media">${media.map(mediumHtml)}</div>` : ''}
+    <div class="text e-content">${postTextHtml(baseUrl, person, post.text)}</div>
+    ${media.length > 0 ? html`<div class="media">${media.map((medium) => mediumHtml(baseUrl, person, medium))}</div>` : ''}
     <footer>
-      ${time} ·
+      ${time} · ${post.location ? html`${placeHtml(post.location)} · ` : ''}
       <a class="p-author h-card" href="${baseUrl}/@${encodeURIComponent(person.username)}">${person.displayName}</a>
     </footer>
   </article>`;
@@ -187,6 +236,7 @@ function mapSection(
       data-basemap="${JSON.stringify(basemap)}"
       data-center="${place.lon},${place.lat}"
       data-zoom="11"
+      data-zone="${person.timezone}"
     ></div>
     <noscript
       ><p>The map needs JavaScript. The same places are in <a href="${links.geojson}">GeoJSON</a>.</p></noscript
@@ -240,7 +290,7 @@ export function profileHtml(view: ProfileView): string {
     ${view.later ? '' : mapSection(person, links, view.basemap, view.place)}
     <section class="h-feed" aria-labelledby="posts">
       <h2 id="posts" class="p-name">${view.later ? 'Older posts' : 'Posts'}</h2>
-      ${entries.length === 0 ? html`<p class="empty">No public posts${view.later ? ' before these' : ' yet'}.</p>` : ''}
+      ${entries.length === 0 ? html`<p class="empty">No public posts${view.later ? ' before these' : ' yet'}.</p>` : zoneNote(person)}
       ${entries.map((entry) => entryHtml(baseUrl, person, entry, 'h2'))}
     </section>
     <nav class="pager" aria-label="More posts">
@@ -265,7 +315,7 @@ export function postHtml(baseUrl: string, person: Person, entry: Entry): string 
     })}
     <link rel="canonical" href="${url}" />
     ${feedLinks(person, links)}`;
-  const body = html`${entryHtml(baseUrl, person, entry, 'h1')}
+  const body = html`${entryHtml(baseUrl, person, entry, 'h1')} ${zoneNote(person)}
     <p><a href="${links.profile}">More from ${person.displayName}</a></p>`;
   return publicPage({ title: `${person.displayName}: ${summary(entry.post.text, 70)}`, head, body });
 }

@@ -12,6 +12,9 @@ import { listPosts, publicMediaOf, toPost } from '../../posts/posts.logic.ts';
 import { deliveriesForPosts } from '../../services/deliveries.logic.ts';
 import { publicPlacesFor } from '../../privacy/places.ts';
 import { findUserByUsername } from '../../users/users.repo.ts';
+import { getSettings } from '../../settings/settings.logic.ts';
+import { hasTag } from '../../search/hashtags.ts';
+import { publicSearcher, search } from '../../search/search.logic.ts';
 import type { Post } from '../../posts/posts.schemas.ts';
 
 /** Posts per page of a profile. */
@@ -22,6 +25,8 @@ export interface Person {
   username: string;
   displayName: string;
   bio: string;
+  /** The IANA zone the person chose (Settings): their public pages show times on that clock. */
+  timezone: string;
 }
 
 export interface PublicMedium {
@@ -48,8 +53,10 @@ export async function personByUsername(
 ): Promise<{ person: Person; version: PageVersion } | undefined> {
   const row = await findUserByUsername(db, username);
   if (!row) return undefined;
+  // A change of the zone moves `items_version` (migration 0044), so the version covers it.
+  const { timezone } = await getSettings(db, row.id);
   return {
-    person: { id: row.id, username: row.username, displayName: row.display_name, bio: row.bio },
+    person: { id: row.id, username: row.username, displayName: row.display_name, bio: row.bio, timezone },
     version: { userId: row.id, itemsVersion: row.items_version, updatedAt: row.updated_at },
   };
 }
@@ -107,4 +114,36 @@ export async function publicEntry(db: Db, baseUrl: string, person: Person, id: s
   const post = toPost(row, person.username, places, await publicMediaOf(db, person.id, [row]));
   const [entry] = await withMedia(db, baseUrl, person, [post]);
   return entry;
+}
+
+/** The words a tag is searched by: `#long_walk` is the phrase "long walk" (src/search/search.query.ts). */
+export function tagQuery(tag: string): string {
+  return `"${(tag.match(/[\p{L}\p{N}\p{M}]+/gu) ?? []).join(' ')}"`;
+}
+
+/**
+ * A page of the person's public posts holding `#tag`, newest first (docs/web-public.md
+ * "Hashtags"): the public search finds the posts with the tag's words, and of those the page
+ * keeps the ones whose text holds the tag itself (`#Berlin` or `#berlin`, not "Berlin" alone
+ * nor `#berliner`). So it shows exactly the public posts `GET /search/public/<username>` would,
+ * as strangers see them.
+ */
+export async function taggedEntries(
+  db: Db,
+  baseUrl: string,
+  person: Person,
+  tag: string,
+  cursor: string | undefined,
+  cursors: Cursors,
+): Promise<Page<Entry>> {
+  const page = await search(
+    db,
+    baseUrl,
+    cursors,
+    publicSearcher(person, { kind: 'posts' }),
+    { q: tagQuery(tag), count: PROFILE_PAGE_SIZE, cursor },
+    (row) => hasTag(row.body, tag),
+  );
+  const posts = page.items.flatMap((found) => ('text' in found.item ? [found.item] : []));
+  return { items: await withMedia(db, baseUrl, person, posts), next: page.next };
 }

@@ -2,6 +2,8 @@
 //
 //   GET /@<username>            profile: h-card, a map of public places, public posts (h-feed), paged
 //   GET /@<username>/<post id>  one public post
+//   GET /@<username>/media/<id> one public medium, in the viewer
+//   GET /@<username>/tagged/<tag>  the public posts with #tag
 //
 // They follow the public collections' caching rules (src/items/public-pages.ts decides when a
 // copy is used, kept and dropped): a weak ETag from the person's items_version and profile, 304
@@ -14,12 +16,23 @@ import type { Cursors } from '../../core/cursors.ts';
 import { AppError } from '../../core/errors.ts';
 import { checkpoint, publicCopy, type PageCache } from '../../items/public-pages.ts';
 import { mapPolicy } from '../map/map-policy.ts';
-import { badRequestHtml, notFoundHtml, personLinks, postHtml, profileHtml } from './profile.html.ts';
+import { badRequestHtml, notFoundHtml, personLinks, postHtml, profileHtml, tagUrl } from './profile.html.ts';
 import { latestPublicPlace } from '../map/latest-place.ts';
-import { personByUsername, profileEntries, publicEntry, PROFILE_PAGE_SIZE, type Person } from './profile.logic.ts';
+import {
+  personByUsername,
+  profileEntries,
+  publicEntry,
+  tagQuery,
+  taggedEntries,
+  PROFILE_PAGE_SIZE,
+  type Person,
+} from './profile.logic.ts';
 import { publicSearcher, search } from '../../search/search.logic.ts';
 import { parseQuery } from '../../search/search.query.ts';
 import { publicSearchHtml } from './search.html.ts';
+import { isTag } from '../../search/hashtags.ts';
+import { neighbourIds, publicMediumOf } from '../../media/media.viewer.ts';
+import { publicMediumHtml, taggedHtml } from './viewer.html.ts';
 
 /** Why `q` is not a search (as the API's 400 says it), or undefined when it is one. */
 function refusalOf(q: string): string | undefined {
@@ -134,6 +147,33 @@ export async function publicPagesRoutes(app: FastifyInstance, { db, config, page
         ? `${profile}/search?${new URLSearchParams({ q, cursor: page.next }).toString()}`
         : undefined;
       return publicSearchHtml({ baseUrl, person, q, found: page.items, next });
+    });
+  });
+
+  // A hashtag's page: the person's public posts holding the tag (docs/web-public.md "Hashtags").
+  app.get<{ Params: { username: string; tag: string } }>('/@:username/tagged/:tag', hide, async (request, reply) => {
+    const { tag } = request.params;
+    const given = cursorOf(request);
+    if ('error' in given) return sendPlain(reply, 400, badRequestHtml(given.error));
+    if (!isTag(tag)) {
+      return sendPlain(reply, 400, badRequestHtml(`"#${tag}" is not a hashtag: a tag is letters, digits and _.`));
+    }
+    const refused = refusalOf(tagQuery(tag));
+    if (refused) return sendPlain(reply, 400, badRequestHtml(refused));
+    return sendPublicHtml(request, reply, async (person) => {
+      const page = await taggedEntries(db, baseUrl, person, tag, given.cursor, cursors);
+      const next = page.next ? `${tagUrl(baseUrl, person.username, tag)}?cursor=${page.next}` : undefined;
+      return taggedHtml({ baseUrl, person, tag, entries: page.items, next, later: given.cursor !== undefined });
+    });
+  });
+
+  // A public medium in the viewer (docs/web-public.md "The media viewer").
+  app.get<{ Params: { username: string; id: string } }>('/@:username/media/:id', hide, async (request, reply) => {
+    return sendPublicHtml(request, reply, async (person) => {
+      const medium = await publicMediumOf(db, baseUrl, person, request.params.id);
+      if (!medium) return undefined;
+      const around = await neighbourIds(db, person.id, medium, 'public');
+      return publicMediumHtml({ config, person, medium, ...around });
     });
   });
 

@@ -101,7 +101,9 @@ describe('GET /@<username>', () => {
       t.database.db,
     );
     const body = (await get(`/@${user.username}`)).body;
-    expect(body).toContain(`href="http://waypost.test/media/id/${publicPhoto!}/file"`);
+    // The photo opens in the viewer; the file itself is the entry's u-photo.
+    expect(body).toContain(`href="http://waypost.test/@${user.username}/media/${publicPhoto!}"`);
+    expect(body).toContain(`<data class="u-photo" value="http://waypost.test/media/id/${publicPhoto!}/file"></data>`);
     expect(body).toContain(`src="http://waypost.test/media/id/${publicPhoto!}/thumbnail" alt="Sunrise over the bay"`);
     expect(body).not.toContain(privatePhoto!);
     const entry = (parse(body, 'http://waypost.test/').items as Item[])

@@ -1,11 +1,19 @@
 // A person's public search page (`/@<username>/search?q=…`, docs/web-public.md): the box and the
 // results of `GET /search/public/<username>`, read through the same function, so only public
 // posts and media, shown as strangers see them. A post links to its public page, a medium to its
-// file (public media only, as everywhere).
+// viewer (public media only, as everywhere).
 import { html } from '../../lib/html.ts';
 import type { Found } from '../../search/search.logic.ts';
 import { searchResults } from '../search.html.ts';
-import { personLinks, postUrl, publicPage, publicSearchBox, readableTime } from './profile.html.ts';
+import {
+  mediumPageUrl,
+  personLinks,
+  personTime,
+  postUrl,
+  publicPage,
+  publicSearchBox,
+  zoneNote,
+} from './profile.html.ts';
 import type { Person } from './profile.logic.ts';
 
 export interface PublicSearchView {
@@ -30,18 +38,16 @@ export function publicSearchHtml({ baseUrl, person, q, found, next }: PublicSear
               href: (result) =>
                 result.kind === 'posts'
                   ? postUrl(baseUrl, person.username, result.id)
-                  : 'url' in result.item
-                    ? result.item.url
+                  : result.kind === 'media'
+                    ? mediumPageUrl(baseUrl, person.username, result.id)
                     : links.profile,
-              time: (result) =>
-                html`<time datetime="${new Date(result.time * 1000).toISOString()}"
-                  >${readableTime(result.time)}</time
-                >`,
+              time: (result) => personTime(person, result.time),
             },
             q,
           )
         : ''
     }
+    ${found && found.length > 0 ? zoneNote(person) : ''}
     <nav class="pager" aria-label="More results">
       <a href="${links.profile}">Back to ${person.displayName}</a>
       ${next ? html`<a href="${next}" rel="next">More results</a>` : ''}
