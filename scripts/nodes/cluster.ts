@@ -266,7 +266,10 @@ export class Cluster {
       'backend nodes',
       '  balance roundrobin',
       '  option httpchk GET /readyz',
-      ...servers.map((proc) => `  server ${proc.name} 127.0.0.1:${proc.port} check inter 500ms fall 2 rise 2`),
+      // A dead node refuses the check's connection at once (down after 3 s); a live node slow to
+      // answer on a loaded machine gets 3 s before a check counts as failed.
+      '  timeout check 3s',
+      ...servers.map((proc) => `  server ${proc.name} 127.0.0.1:${proc.port} check inter 1s fall 3 rise 2`),
       '',
     ].join('\n');
     const path = join(this.dir, 'haproxy.cfg');
@@ -310,6 +313,12 @@ export class Cluster {
       stats.set(row.svname!, Object.fromEntries(pick.map((name) => [name, Number(row[name] || 0)])));
     }
     return stats;
+  }
+
+  /** SIGKILL to every process this run started, at once: for an exit that skipped `stop`. */
+  killAllNow(): void {
+    for (const proc of this.procs.values()) if (proc.child?.exitCode === null) proc.child.kill('SIGKILL');
+    if (this.haproxy?.exitCode === null) this.haproxy.kill('SIGKILL');
   }
 
   /** Stops everything this run started; the database is dropped and the S3 server stopped. */

@@ -176,7 +176,7 @@ async function poster(ctx: LoadContext): Promise<void> {
 
 const IMPORTS_FROM = Date.UTC(2023, 0, 1);
 /** Points of each import: enough that one runs for a few seconds, so a worker's death finds one in hand. */
-export const IMPORT_POINTS = 6000;
+export const IMPORT_POINTS = 3000;
 let imports = 0;
 /** A GPX file (its own day of 2023) every few seconds. */
 async function importer(ctx: LoadContext): Promise<void> {

@@ -96,7 +96,7 @@ export class Tally {
 }
 
 /** A connection that failed or broke: fetch's errors carry the socket's code in their cause. */
-function networkLabel(error: unknown): string | undefined {
+export function networkLabel(error: unknown): string | undefined {
   let cause: unknown = error;
   for (let depth = 0; depth < 4 && cause; depth += 1) {
     const code = (cause as { code?: unknown }).code;

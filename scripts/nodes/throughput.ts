@@ -52,7 +52,7 @@ async function round(
   o: { token: string; services: Services; clients: number; seconds: number },
 ): Promise<Round> {
   await cluster.balancer(`set server nodes/node-b state ${nodes === 1 ? 'maint' : 'ready'}`);
-  await sleep(1500); // health checks see node-b up again (rise 2 at 500 ms)
+  await sleep(2500); // health checks see node-b up again (rise 2 at 1 s)
   const pids: Record<string, number[]> = {
     'node-a': [cluster.procs.get('node-a')!.child!.pid!],
     'node-b': [cluster.procs.get('node-b')!.child!.pid!],
