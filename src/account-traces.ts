@@ -20,6 +20,8 @@ export function accountTraces(storage: Storage, limits?: SignInLimits): AccountT
     // The account's own sign-in count names it too; the counts per account and address are
     // keyed so they cannot be found, and end with their window.
     limitKey: limits ? (username) => accountLimitKey(limits, username) : undefined,
-    removeFiles: (db, hashes) => removeUnusedFiles(db, storage, hashes),
+    removeFiles: async (db, hashes) => {
+      await removeUnusedFiles(db, storage, hashes);
+    },
   };
 }

@@ -124,8 +124,8 @@ export interface Config {
    * days. `WAYPOST_DELIVERY_RETENTION_DAYS`, default 90; from 1 to 3650. Delivered ones stay
    * with their post (docs/housekeeping.md). */
   deliveryRetentionDays: number;
-  /** How long a temporary file nothing refers to (an upload cut off, a crashed import's copy) is
-   * kept after it was last written, in hours. `WAYPOST_TEMP_FILE_RETENTION_HOURS`, default 24;
+  /** How long a temporary file nothing refers to (an upload cut off, a crashed import's copy), or
+   * a stored media file no medium has (a node killed mid-upload), is kept after it was last written, in hours. `WAYPOST_TEMP_FILE_RETENTION_HOURS`, default 24;
    * from 1 to 8760. The upload of an import that ended goes at the next run, whatever its age. */
   tempFileRetentionHours: number;
   /** How often housekeeping runs, in minutes. `WAYPOST_HOUSEKEEPING_INTERVAL_MINUTES`, default

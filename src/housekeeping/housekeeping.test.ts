@@ -1,10 +1,24 @@
 // Housekeeping deletes what has a lifetime once it is over, and nothing else: for each kind, a
 // record (or file) just past its time goes and one still in its time stays. It runs as a job of
 // the queue, one per period however many workers schedule it, and its counts reach /metrics.
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, utimesSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, createTestUser, type TestApp } from '../../test/helpers.ts';
+import { uploadMedium } from '../../test/media.ts';
+import { clearImportFiles, keysUnder, objectBytes } from '../../test/storage.ts';
+import { tokenFor } from '../../test/tokens.ts';
+import {
+  fileKey,
+  mediaStorage,
+  placeShared,
+  thumbnailKey,
+  writeFileAtomic,
+  writeTemp,
+} from '../media/media.storage.ts';
+import { Readable } from 'node:stream';
 import { createJobRunner } from '../job-runner.ts';
 import { DAY_MS, HOUR_MS, purgeExpired, type HousekeepingDeps, type Purged } from './housekeeping.ts';
 import { HOUSEKEEPING_JOB, scheduleHousekeeping } from './housekeeping.job.ts';
@@ -322,6 +336,76 @@ describe('purgeExpired', () => {
   it('a second run finds nothing more', async () => {
     const again = await purgeExpired(deps(), NOW);
     expect(Object.values(again).reduce((a, b) => a + b, 0)).toBe(0);
+  });
+});
+
+describe('orphan media files', () => {
+  const sha = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+  const png = (colour: string) =>
+    sharp({ create: { width: 16, height: 8, channels: 3, background: colour } })
+      .png()
+      .toBuffer();
+
+  /** What an upload has stored when its process dies before the row: the original and its thumbnail. */
+  async function leftByACrash(bytes: Buffer): Promise<string> {
+    const storage = mediaStorage(t.config);
+    const temp = await writeTemp(storage, Readable.from([bytes]));
+    await placeShared(storage, temp.path, fileKey(temp.sha256));
+    await writeFileAtomic(storage, thumbnailKey(temp.sha256), new Uint8Array(randomBytes(40)));
+    return temp.sha256;
+  }
+
+  it("removes a crashed upload's files once past the grace period, on the configured store; a medium's files and an upload of the same content stay", async () => {
+    const storage = mediaStorage(t.config);
+    await clearImportFiles(t); // the files the tests above left, dated by their fixed clock
+    const owner = await createTestUser(t.database);
+    const token = await tokenFor(t, owner, ['upload_media', 'get_private_scope']);
+    const kept = await png('#102030');
+    expect((await uploadMedium(t, token, kept, 'kept.png', 'image/png')).statusCode).toBe(201);
+    const orphan = await leftByACrash(randomBytes(300));
+    // A crash left this content too, and then someone uploaded the same file: it has a row now.
+    const reclaimedBytes = await png('#405060');
+    const reclaimed = await leftByACrash(reclaimedBytes);
+    const upload = await uploadMedium(t, token, reclaimedBytes, 'again.png', 'image/png');
+    expect(upload.statusCode).toBe(201);
+    // A folder store's half-written file, an object that is none of Waypost's names, and an
+    // import upload whose row was never committed.
+    const partKey = `${fileKey(orphan)}.abc123.part`;
+    const tempPath = (await writeTemp(storage, Readable.from([Buffer.from('half')]))).path;
+    await storage.store.upload(partKey, tempPath);
+    await storage.store.upload('media/ab/notes.txt', tempPath);
+    await storage.store.upload('imports/01ORPHANIMPORT', tempPath);
+
+    const run = (hoursAhead: number) =>
+      purgeExpired({ ...deps(), storage: t.config.storage }, Date.now() + hoursAhead * HOUR_MS);
+    const all = [
+      fileKey(sha(kept)),
+      thumbnailKey(sha(kept)),
+      fileKey(orphan),
+      thumbnailKey(orphan),
+      fileKey(reclaimed),
+      thumbnailKey(reclaimed),
+      partKey,
+      'media/ab/notes.txt',
+    ].sort();
+    // Within the grace period (24 hours) nothing goes: the upload may still be committing.
+    const early = await run(23);
+    expect(early.orphan_media_files).toBe(0);
+    expect(early.import_files).toBe(0);
+    expect((await keysUnder(storage, 'media/')).filter((key) => !key.startsWith('media/tmp/'))).toEqual(all);
+
+    const late = await run(25);
+    expect(late.orphan_media_files).toBe(3);
+    expect(late.import_files).toBe(1);
+    const left = [fileKey(sha(kept)), thumbnailKey(sha(kept)), fileKey(reclaimed), thumbnailKey(reclaimed)];
+    expect((await keysUnder(storage, 'media/')).filter((key) => !key.startsWith('media/tmp/'))).toEqual(
+      [...left, 'media/ab/notes.txt'].sort(),
+    );
+    expect(await keysUnder(storage, 'imports/')).toEqual([]);
+    // (Its token is gone: the run 25 hours ahead purged it. The file is read from the store.)
+    expect((await objectBytes(storage, fileKey(reclaimed)))?.equals(reclaimedBytes)).toBe(true);
+    expect((await run(25)).orphan_media_files).toBe(0);
+    await storage.store.remove('media/ab/notes.txt');
   });
 });
 

@@ -12,6 +12,7 @@ import { purgeExpiredEntities, purgeUnapprovedClients } from '../oauth/oauth.rep
 import { purgeExpiredSessions } from '../account/sessions.repo.ts';
 import { purgeExpiredLimits } from '../account/sign-in-limits.repo.ts';
 import { finishRetiredMedia, purgeImportFiles, purgeMediaTempFiles } from './temp-files.ts';
+import { purgeOrphanMedia } from './orphan-media.ts';
 
 export const DAY_MS = 24 * 60 * 60 * 1000;
 export const HOUR_MS = 60 * 60 * 1000;
@@ -29,6 +30,7 @@ export const PURGED_KINDS = [
   'import_files',
   'media_temp_files',
   'retired_media_files',
+  'orphan_media_files',
 ] as const;
 export type PurgedKind = (typeof PURGED_KINDS)[number];
 export type Purged = Record<PurgedKind, number>;
@@ -39,7 +41,7 @@ export interface Retention {
   jobRetentionDays: number;
   /** Delivery records that ended without delivering (failed, cancelled). */
   deliveryRetentionDays: number;
-  /** Temporary files nothing refers to (half uploads, a crashed run's leftovers). */
+  /** Temporary files nothing refers to (half uploads, a crashed run's leftovers), and stored media files no medium has. */
   tempFileRetentionHours: number;
 }
 
@@ -68,5 +70,7 @@ export async function purgeExpired(deps: HousekeepingDeps, now: number): Promise
     media_temp_files: await purgeMediaTempFiles(deps.dataDir, tempBefore),
     // A deletion takes milliseconds between its two steps; an hour later it has stopped for good.
     retired_media_files: await finishRetiredMedia(db, files, now - HOUR_MS),
+    // After the retired ones: a file put back is in use, one removed is no orphan to count.
+    orphan_media_files: await purgeOrphanMedia(db, files, tempBefore),
   };
 }

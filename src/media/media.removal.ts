@@ -20,9 +20,10 @@ import {
  * its thumbnail and its public copy. Called after the rows' transaction committed. The
  * original is moved aside before the check, so an upload of the same content committing
  * meanwhile either is seen by the check or finds the file gone and puts its own copy in place
- * (src/media/media.storage.ts, "Files shared by content").
+ * (src/media/media.storage.ts, "Files shared by content"). Returns the hashes whose files went.
  */
-export async function removeUnusedFiles(db: Db, storage: Storage, hashes: Iterable<string>): Promise<void> {
+export async function removeUnusedFiles(db: Db, storage: Storage, hashes: Iterable<string>): Promise<string[]> {
+  const removed: string[] = [];
   for (const sha256 of hashes) {
     const original = fileKey(sha256);
     const aside = await retireShared(storage, original);
@@ -33,7 +34,9 @@ export async function removeUnusedFiles(db: Db, storage: Storage, hashes: Iterab
       await storage.store.remove(key);
     }
     await forgetPublicCopy(db, sha256);
+    removed.push(sha256);
   }
+  return removed;
 }
 
 /** DELETE /media/id/<id>: a post keeps its text when one of its media goes; it just no longer names it. */

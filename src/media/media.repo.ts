@@ -137,6 +137,18 @@ export async function hashInUse(db: Db, sha256: string): Promise<boolean> {
   return row !== undefined;
 }
 
+/** Which of `hashes` some medium of any account still has (migration 0013's index). */
+export async function hashesInUse(db: Db, hashes: readonly string[]): Promise<Set<string>> {
+  if (hashes.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('media')
+    .select('sha256')
+    .distinct()
+    .where('sha256', 'in', [...new Set(hashes)])
+    .execute();
+  return new Set(rows.map((row) => row.sha256));
+}
+
 /** The distinct content hashes of a person's media: the files to look at after the rows go. */
 export async function mediaHashesOf(db: Db, userId: string): Promise<string[]> {
   const rows = await db.selectFrom('media').select('sha256').distinct().where('user_id', '=', userId).execute();

@@ -118,10 +118,14 @@ export async function commitFile(storage: Storage, tempPath: string, key: string
   await storage.store.adopt(key, tempPath);
 }
 
-/** Writes bytes under a key the same way: temporary file, fsync, then stored. */
+/** Writes bytes under a key the same way: temporary file, fsync, then stored. The temporary file goes, stored or not. */
 export async function writeFileAtomic(storage: Storage, key: string, bytes: Uint8Array): Promise<void> {
   const temp = await writeTemp(storage, Readable.from([bytes]));
-  await commitFile(storage, temp.path, key);
+  try {
+    await commitFile(storage, temp.path, key);
+  } finally {
+    await rm(temp.path, { force: true });
+  }
 }
 
 /**

@@ -33,6 +33,7 @@ import * as m0039 from './0039_post_media.ts';
 import * as m0040 from './0040_delivery_edits.ts';
 import * as m0043 from './0043_service_connections.ts';
 import * as m0044 from './0044_public_time_zone.ts';
+import * as m0045 from './0045_location_lock_order.ts';
 import * as m0049 from './0049_search_statistics.ts';
 
 export const migrations: Record<string, Migration> = {
@@ -68,5 +69,6 @@ export const migrations: Record<string, Migration> = {
   '0040_delivery_edits': m0040,
   '0043_service_connections': m0043,
   '0044_public_time_zone': m0044,
+  '0045_location_lock_order': m0045,
   '0049_search_statistics': m0049,
 };
