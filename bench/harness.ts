@@ -2,6 +2,7 @@
 // loopback, medians. Bounded in time by each caller.
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { openDatabase } from '../src/db/database.ts';
@@ -24,7 +25,7 @@ export async function start(script: string, args: string[], env: Record<string, 
   });
   children.push(child);
   const lines = createInterface({ input: child.stdout });
-  for await (const line of lines) return JSON.parse(line) as { port: number; token?: string };
+  for await (const line of lines) return { ...(JSON.parse(line) as { port: number; token?: string }), pid: child.pid! };
   throw new Error(`${script} exited before it was ready`);
 }
 
@@ -40,6 +41,15 @@ export interface Load {
   rps: number;
   p99: number;
   non2xx: number;
+  /** CPU time the server process used per answered request, in ms, when its pid was given:
+   * what the machine's other load changes least. */
+  cpuMs: number;
+}
+
+/** User and system CPU time of a process so far, in ms (Linux /proc, 100 ticks a second). */
+export function cpuMsOf(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 export function median(values: number[]): number {
@@ -53,9 +63,9 @@ export async function load(
   url: string,
   connections: number,
   seconds: number,
-  options: { headers?: Record<string, string>; path?: () => string } = {},
+  options: { headers?: Record<string, string>; path?: () => string; pid?: number } = {},
 ): Promise<Load> {
-  const { headers, path } = options;
+  const { headers, path, pid } = options;
   const requests = path ? [{ setupRequest: (request: { path: string }) => ({ ...request, path: path() }) }] : undefined;
   const run = (duration: number) =>
     autocannon({
@@ -66,8 +76,10 @@ export async function load(
       ...(requests ? { requests } : {}),
     } as autocannon.Options);
   await run(Math.min(3, seconds));
+  const cpuBefore = pid === undefined ? 0 : cpuMsOf(pid);
   const result = await run(seconds);
-  return { rps: result.requests.average, p99: result.latency.p99, non2xx: result.non2xx + result.errors };
+  const cpuMs = pid === undefined ? NaN : (cpuMsOf(pid) - cpuBefore) / Math.max(1, result.requests.total);
+  return { rps: result.requests.average, p99: result.latency.p99, non2xx: result.non2xx + result.errors, cpuMs };
 }
 
 /** `spread` of a list: its lowest and highest, for BENCHMARKS.md. */

@@ -23,13 +23,14 @@ export const NUL_REFUSED = 'Text in a request may not contain the NUL character 
 
 async function refuseNul(app: FastifyInstance) {
   // Path and query before any route's own hooks (a tracker's looks its id up first).
-  app.addHook('onRequest', async (request) => {
-    if (holdsNul(request.params) || holdsNul(request.query)) throw badRequest(NUL_REFUSED);
+  // Callback hooks, not async ones: every request passes both, and most hold no NUL.
+  app.addHook('onRequest', (request, _reply, done) => {
+    done(holdsNul(request.params) || holdsNul(request.query) ? badRequest(NUL_REFUSED) : undefined);
   });
-  app.addHook('preValidation', async (request) => {
+  app.addHook('preValidation', (request, _reply, done) => {
     // A raw text body (a tracker's) is read by its protocol, which stores numbers and answers
     // each app as it needs (docs/trackers.md): only parsed bodies are judged here.
-    if (typeof request.body !== 'string' && holdsNul(request.body)) throw badRequest(NUL_REFUSED);
+    done(typeof request.body !== 'string' && holdsNul(request.body) ? badRequest(NUL_REFUSED) : undefined);
   });
 }
 
