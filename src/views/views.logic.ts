@@ -241,7 +241,7 @@ export async function readView(
   auth: Auth | undefined,
   params: CollectionParams,
   cursors: Cursors,
-): Promise<{ view: ViewWithItems; next: string | undefined }> {
+): Promise<{ view: ViewWithItems; next: string | undefined; ownerId: string }> {
   const row = await findViewRow(db, id);
   if (!row) throw noSuchView();
   checkRead(row, auth);
@@ -270,5 +270,6 @@ export async function readView(
   return {
     view: { ...toView(row, owner.username), items },
     next: more && last ? cursors.encode(last.row) : undefined,
+    ownerId: owner.id,
   };
 }

@@ -11,6 +11,7 @@ import { LocationSchema } from '../locations/locations.schemas.ts';
 import { MediumSchema } from '../media/media.schemas.ts';
 import { PostSchema } from '../posts/posts.schemas.ts';
 import { AppError } from '../core/errors.ts';
+import { getSettings } from '../settings/settings.logic.ts';
 import { prefersHtml } from '../http/negotiation.ts';
 import type { FastifyReply } from 'fastify';
 import { createView, deleteView, listViews, readView, updateView, type ViewWithItems } from './views.logic.ts';
@@ -49,7 +50,8 @@ const ViewWithItems = Type.Object(
 
 /** How a view is shown to a browser (src/web/view-page.html.ts), given by src/app.ts. */
 export interface ViewPages {
-  page: (view: ViewWithItems, nextHref: string | undefined) => string;
+  /** The view's page, its times on the owner's clock (`timeZone`, their setting). */
+  page: (view: ViewWithItems, nextHref: string | undefined, timeZone: string) => string;
   problem: (status: number, message: string) => string;
 }
 
@@ -132,9 +134,17 @@ export async function viewsRoutes(
           .header('cache-control', 'no-store')
           .send(body);
       try {
-        const { view, next } = await readView(db, baseUrl, request.params.id, request.auth, request.query, cursors);
+        const { view, next, ownerId } = await readView(
+          db,
+          baseUrl,
+          request.params.id,
+          request.auth,
+          request.query,
+          cursors,
+        );
         const link = next ? /^<([^>]+)>/.exec(nextLink(baseUrl, request.url, next))?.[1] : undefined;
-        return await page(200, pages.page(view, link));
+        const { timezone } = await getSettings(db, ownerId);
+        return await page(200, pages.page(view, link, timezone));
       } catch (error) {
         if (!(error instanceof AppError) || error.status >= 500) throw error;
         return page(error.status, pages.problem(error.status, error.message));

@@ -20,6 +20,7 @@ import {
 import { tokenFor } from '../../test/tokens.ts';
 import { newId } from '../lib/ids.ts';
 import { roundPoint } from '../privacy/precision.ts';
+import { updateSettings } from '../settings/settings.logic.ts';
 
 let t: TestApp;
 let owner: Awaited<ReturnType<typeof createTestUser>>;
@@ -617,6 +618,17 @@ describe('in a browser', () => {
           .sort(),
       ).toEqual(KINDS.flatMap((kind) => ids[kind].public).sort());
     }
+  });
+
+  it("shows the page's times on the owner's clock, naming the zone", async () => {
+    await updateSettings(t.database.db, owner.id, { timezone: 'Asia/Tokyo' });
+    const made = await post('/views', { name: 'Clock', scope: 'public' });
+    const page = await open(`/views/${made.json<ViewBody>().id}`, BROWSER);
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain("Times are in Asia/Tokyo, viewer's time zone.");
+    // Post 0 at 10 s after the epoch: 09:00 in Tokyo, never the UTC clock.
+    expect(page.body).toContain('<time datetime="1970-01-01T00:00:10.000Z">1 Jan 1970, 09:00 GMT+9</time>');
+    expect(page.body).not.toContain('00:00 UTC');
   });
 
   it('shows refusals as pages with the same statuses', async () => {

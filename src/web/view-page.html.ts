@@ -10,23 +10,20 @@ import type { Location } from '../locations/locations.schemas.ts';
 import type { Medium } from '../media/media.schemas.ts';
 import type { Post } from '../posts/posts.schemas.ts';
 import { publicPage } from './profile/profile.html.ts';
+import { readableTime } from './time.ts';
 
-/** Times in UTC, as on the public pages (a view is the same page for every reader). */
-function readable(seconds: number): string {
-  return `${new Date(seconds * 1000).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
-}
+/** An instant on the owner's clock, with the zone's short name, as on the public pages. */
+const timeOf = (seconds: number, zone: string) =>
+  html`<time datetime="${new Date(seconds * 1000).toISOString()}">${readableTime(seconds, zone)}</time>`;
 
-const timeOf = (seconds: number) =>
-  html`<time datetime="${new Date(seconds * 1000).toISOString()}">${readable(seconds)}</time>`;
-
-function postCard(post: Post): Html {
+function postCard(post: Post, zone: string): Html {
   return html`<article class="entry">
     <div class="text">${new Html(textToHtml(post.text))}</div>
-    <footer>Post · ${timeOf(post.time)}</footer>
+    <footer>Post · ${timeOf(post.time, zone)}</footer>
   </article>`;
 }
 
-function mediumCard(medium: Medium): Html {
+function mediumCard(medium: Medium, zone: string): Html {
   const label = medium.caption || `A ${medium.kind === 'image' ? 'photo' : medium.kind} without a caption`;
   const shown =
     medium.kind === 'image'
@@ -37,15 +34,15 @@ function mediumCard(medium: Medium): Html {
   return html`<article class="entry">
     <div class="media">${shown}</div>
     ${medium.caption ? html`<p>${medium.caption}</p>` : ''}
-    <footer>${medium.kind === 'image' ? 'Photo' : 'File'} · ${timeOf(medium.time)}</footer>
+    <footer>${medium.kind === 'image' ? 'Photo' : 'File'} · ${timeOf(medium.time, zone)}</footer>
   </article>`;
 }
 
-function locationRow(location: Location): Html {
-  return html`<li>${timeOf(location.time)}: ${location.lat.toFixed(5)}, ${location.lon.toFixed(5)}</li>`;
+function locationRow(location: Location, zone: string): Html {
+  return html`<li>${timeOf(location.time, zone)}: ${location.lat.toFixed(5)}, ${location.lon.toFixed(5)}</li>`;
 }
 
-export function viewPageHtml(view: ViewWithItems, nextHref: string | undefined): string {
+export function viewPageHtml(view: ViewWithItems, nextHref: string | undefined, zone: string): string {
   const cards = view.items.filter((entry) => entry.kind !== 'locations');
   const places = view.items.flatMap((entry) => (entry.kind === 'locations' ? [entry.item] : []));
   const body = html`<h1>${view.name}</h1>
@@ -54,12 +51,17 @@ export function viewPageHtml(view: ViewWithItems, nextHref: string | undefined):
       A ${view.scope === 'public' ? 'public' : 'private'} view of
       <a href="/@${encodeURIComponent(view.username)}">${view.username}</a>'s ${view.kinds.join(', ')}.
     </p>
+    <p class="meta zone-note">Times are in ${zone}, ${view.username}'s time zone.</p>
     ${view.items.length === 0 ? html`<p>Nothing to show here yet.</p>` : ''}
     ${
       cards.length > 0
         ? html`<section aria-label="Posts and media" class="h-feed">
             ${cards.map((entry) =>
-              entry.kind === 'posts' ? postCard(entry.item) : entry.kind === 'media' ? mediumCard(entry.item) : '',
+              entry.kind === 'posts'
+                ? postCard(entry.item, zone)
+                : entry.kind === 'media'
+                  ? mediumCard(entry.item, zone)
+                  : '',
             )}
           </section>`
         : ''
@@ -69,7 +71,7 @@ export function viewPageHtml(view: ViewWithItems, nextHref: string | undefined):
         ? html`<section aria-labelledby="view-places">
             <h2 id="view-places">Places</h2>
             <ul>
-              ${places.map(locationRow)}
+              ${places.map((place) => locationRow(place, zone))}
             </ul>
           </section>`
         : ''
