@@ -81,7 +81,7 @@ export function postEntry(post: Post, extras: EntryExtras, timezone: string, ms:
     <div>
       <p class="meta"><a href="/app/posts/${post.id}">Post · ${timeOf(ms, timezone)}</a> ${scopeBadge(post.scope)}</p>
       <p class="text">${post.text}</p>
-      ${itemMedia(post.media_ids, extras.media)}
+      ${itemMedia(post.media_ids, extras.media, timezone)}
       ${post.location ? html`<p class="meta">At ${post.location.lat}, ${post.location.lon}</p>` : ''}
       ${post.deliveries && post.deliveries.length > 0 ? deliveriesLine(post.id, post.deliveries, extras.services) : ''}
     </div>
@@ -106,8 +106,8 @@ export function mediumEntry(medium: Medium, timezone: string, ms: number): Html 
         <a href="/app/media/${medium.id}">
           ${
             medium.thumbnail_url
-              ? html`<img src="/media/id/${medium.id}/thumbnail" alt="${mediumAlt(medium)}" loading="lazy" />`
-              : html`<span>${mediumAlt(medium)}</span>`
+              ? html`<img src="/media/id/${medium.id}/thumbnail" alt="${mediumAlt(medium, timezone)}" loading="lazy" />`
+              : html`<span>${mediumAlt(medium, timezone)}</span>`
           }
         </a>
       </div>

@@ -25,10 +25,11 @@ export const mediaPage: AppPage = {
     // Public and private in one grid: the owner's media read as two collections and merged as the
     // timeline merges them, so "load more" (`?before=`) skips nothing and repeats nothing.
     const { before, cursor, scope } = ctx.request.query as Record<string, string | undefined>;
+    const { timezone } = await getSettings(ctx.db, ctx.viewer.id);
     const { entries, more } = await loadOwnItems(
       ctx,
       { kind: 'media', before, cursor, scope },
-      'UTC',
+      timezone,
       '/app/media',
       60,
     );
@@ -40,7 +41,7 @@ export const mediaPage: AppPage = {
         media.length === 0
           ? html`<p>No photos, videos or audio yet.</p>`
           : html`<ul class="grid" aria-label="Your media">
-              ${media.map(mediumTile)}
+              ${media.map((m) => mediumTile(m, timezone))}
             </ul>`
       }
       ${more ? html`<p class="load-more"><a class="button secondary" href="${more}" data-more>Load more</a></p>` : ''}`;
@@ -48,13 +49,13 @@ export const mediaPage: AppPage = {
   },
 };
 
-function mediumTile(m: Medium): Html {
+function mediumTile(m: Medium, timeZone: string): Html {
   return html`<li>
     <a href="/app/media/${m.id}">
       ${
         m.thumbnail_url
-          ? html`<img src="/media/id/${m.id}/thumbnail" alt="${mediumAlt(m)}" loading="lazy" />`
-          : html`<span class="placeholder">${mediumAlt(m)}</span>`
+          ? html`<img src="/media/id/${m.id}/thumbnail" alt="${mediumAlt(m, timeZone)}" loading="lazy" />`
+          : html`<span class="placeholder">${mediumAlt(m, timeZone)}</span>`
       }
       <span class="kind">${KIND_LABEL[m.kind] ?? 'File'}${m.scope === 'private' ? ' · private' : ''}</span>
     </a>
@@ -79,7 +80,7 @@ export const mediumPage: AppPage = {
     // The small map's basemap comes from the map's policy (docs/maps.md).
     if (m.location) void ctx.reply.headers(mapPolicy(ctx.config));
     const body = html`<h1>${KIND_LABEL[m.kind] ?? 'File'} ${scopeBadge(m.scope)}</h1>
-      <div class="viewer" data-item>${mediumPlayer(m, file, mediumAlt(m))}</div>
+      <div class="viewer" data-item>${mediumPlayer(m, file, mediumAlt(m, timezone))}</div>
       ${viewerNav({ newer: href(around.newer), older: href(around.older) })}
       <p class="meta">
         ${m.mime_type}, ${((m.size ?? 0) / 1e6).toFixed(1)}

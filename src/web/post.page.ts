@@ -47,7 +47,7 @@ export const postPage: AppPage = {
           (${timezone})
         </p>
         <p class="text">${post.text}</p>
-        ${itemMedia(post.media_ids, extras.media)}
+        ${itemMedia(post.media_ids, extras.media, timezone)}
         ${post.location ? html`<p class="meta">Written at ${post.location.lat}, ${post.location.lon}</p>` : ''}
         ${
           post.source

@@ -1,5 +1,7 @@
 // A post's media belong to it (docs/design.md "The web app"): the timeline and the day show a
-// photo of a post once, in the post's card, through HTTP on both databases.
+// photo of a post once, in the post's card, through HTTP on both databases; and a photo's alt
+// text names its day on the owner's clock.
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signInThroughForm } from '../../test/browser.ts';
 import { buildTestApp, createTestUser, type TestApp } from '../../test/helpers.ts';
@@ -7,6 +9,7 @@ import { gpsPhoto, uploadMedium } from '../../test/media.ts';
 import { tokenFor } from '../../test/tokens.ts';
 import type { Medium } from '../media/media.schemas.ts';
 import type { Post } from '../posts/posts.schemas.ts';
+import { updateSettings } from '../settings/settings.logic.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -56,5 +59,24 @@ describe('a photo of a post on the timeline', () => {
     const deleted = await t.app.inject({ method: 'DELETE', url: `/posts/id/${post.id}`, headers: bearer });
     expect(deleted.statusCode).toBe(204);
     expect(cards(await page('/'))).toEqual(['medium', 'medium']);
+  });
+});
+
+describe('a photo without a caption', () => {
+  it("is described by the day it was taken on the owner's clock, not on UTC's", async () => {
+    const user = await createTestUser(t.database);
+    const token = await tokenFor(t, user, ['upload_media', 'get_private_scope']);
+    const response = await uploadMedium(t, token, await gpsPhoto(), 'night.jpg', 'image/jpeg', { scope: 'public' });
+    expect(response.statusCode).toBe(201);
+    const medium = response.json<Medium>();
+    // 23:30 on 1 May in UTC is 08:30 on 2 May in Tokyo.
+    await sql`update media set time = ${Date.UTC(2024, 4, 1, 23, 30)} where id = ${medium.id}`.execute(t.database.db);
+    await updateSettings(t.database.db, user.id, { timezone: 'Asia/Tokyo' });
+    const browser = await signInThroughForm(t.app, user.username, user.password);
+    for (const url of ['/app/media', `/app/media/${medium.id}`, '/?kind=media']) {
+      const page = await t.app.inject({ method: 'GET', url, headers: { cookie: browser.cookie } });
+      expect(page.statusCode, url).toBe(200);
+      expect(page.body, url).toContain('alt="Photo without a caption, from 2024-05-02"');
+    }
   });
 });
