@@ -90,7 +90,7 @@ describe('item counters on the user row', () => {
     await expectCountersTrue(two.id);
   });
 
-  it('move the version with every write of a public item and every change of precision, and not otherwise', async () => {
+  it('move the version with every write of a public item and every change of precision or time zone, and not otherwise', async () => {
     const user = await createTestUser(t.database);
     let last = await version(user.id);
     const expectMoved = async (moved: boolean) => {
@@ -115,8 +115,9 @@ describe('item counters on the user row', () => {
 
     await updateSettings(t.database.db, user.id, { publicLocationPrecisionM: 5000 });
     await expectMoved(true);
+    // The public pages show times on the owner's clock (migration 0044).
     await updateSettings(t.database.db, user.id, { timezone: 'Europe/Berlin' });
-    await expectMoved(false);
+    await expectMoved(true);
     await updateSettings(t.database.db, user.id, { publicLocationPrecisionM: 100 });
     await expectMoved(true);
 

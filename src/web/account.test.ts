@@ -54,7 +54,7 @@ describe('signing in on /account', () => {
 
     const account = await (await browser.request(`${t.baseUrl}/account`)).text();
     expect(account).toContain(`Signed in as <strong>${user.username}</strong>`);
-    expect(account).toContain('You have not authorized any app.');
+    expect(account).toContain('You have not authorized any app yet.');
   });
 
   it('goes back to the page that asked for the sign-in, a path on this server only', async () => {
@@ -326,7 +326,9 @@ describe('authorized apps', () => {
     const revoked = await browser.request(`${t.baseUrl}${form.action}`, { form: { csrf: form.csrf } });
     expect(revoked.status).toBe(303);
     expect((await api()).status).toBe(401);
-    expect(await (await browser.request(`${t.baseUrl}/account`)).text()).toContain('You have not authorized any app.');
+    expect(await (await browser.request(`${t.baseUrl}/account`)).text()).toContain(
+      'You have not authorized any app yet.',
+    );
   });
 
   it("cannot revoke another person's app", async () => {

@@ -55,7 +55,8 @@ describe('the search box', () => {
     await Promise.all([page.waitForURL(/\/app\/search\?q=ridg/), page.getByRole('button', { name: 'Search' }).click()]);
     const results = page.getByRole('list', { name: 'Results for ridg*' }).getByRole('listitem');
     expect(await results.count()).toBe(2);
-    expect(await page.locator('.result mark').allTextContents()).toEqual(['ridge', 'ridge']);
+    // The post's "ridge" and its #ridge, then the photo's caption.
+    expect(await page.locator('.result mark').allTextContents()).toEqual(['ridge', 'ridge', 'ridge']);
     expect(await results.locator('.meta').allTextContents()).toEqual([
       expect.stringMatching(/^Post · /),
       expect.stringMatching(/^Photo · /),
@@ -86,7 +87,7 @@ describe('the search box', () => {
     await Promise.all([page.waitForURL(/\/search\?q=RIDGE/), page.getByRole('button', { name: 'Search' }).click()]);
     const results = page.getByRole('list', { name: 'Results for RIDGE sunrise' }).getByRole('listitem');
     expect(await results.count()).toBe(1);
-    expect(await results.locator('mark').allTextContents()).toEqual(['ridge', 'sunrise']);
+    expect(await results.locator('mark').allTextContents()).toEqual(['ridge', 'sunrise', 'ridge']);
     await Promise.all([
       page.waitForURL(`${t.baseUrl}/@${demo.username}/${demo.postId}`),
       results.getByRole('link').click(),
