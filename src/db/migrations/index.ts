@@ -31,6 +31,7 @@ import * as m0035 from './0035_tracker_activity.ts';
 import * as m0037 from './0037_visit_spans.ts';
 import * as m0039 from './0039_post_media.ts';
 import * as m0040 from './0040_delivery_edits.ts';
+import * as m0041 from './0041_media_file_names.ts';
 import * as m0049 from './0049_search_statistics.ts';
 
 export const migrations: Record<string, Migration> = {
@@ -64,5 +65,6 @@ export const migrations: Record<string, Migration> = {
   '0037_visit_spans': m0037,
   '0039_post_media': m0039,
   '0040_delivery_edits': m0040,
+  '0041_media_file_names': m0041,
   '0049_search_statistics': m0049,
 };
