@@ -21,7 +21,8 @@ async function corsPlugin(app: FastifyInstance) {
         origin: api ? '*' : false,
         credentials: false,
         methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
-        allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', 'Idempotency-Key'],
+        // The MCP transport's own headers (docs/mcp.md), for assistants that run in a browser.
+        allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', 'Idempotency-Key', 'Mcp-Protocol-Version'],
         exposedHeaders: ['WWW-Authenticate', 'Link', 'Location', 'Retry-After', 'X-Request-Id'],
         maxAge: 600,
       });
