@@ -15,6 +15,7 @@ import { listLocations } from '../locations/locations.logic.ts';
 import type { Location } from '../locations/locations.schemas.ts';
 import { listMedia } from '../media/media.logic.ts';
 import type { Medium } from '../media/media.schemas.ts';
+import { countryName } from '../places/country.ts';
 import { labelOf } from '../places/label.ts';
 import { listPosts, type DeliveriesOf } from '../posts/posts.logic.ts';
 import type { Post } from '../posts/posts.schemas.ts';
@@ -191,7 +192,7 @@ export interface WhereWasI {
   /** Without a stay: the recorded point nearest in time, and how far from the instant. */
   nearest_point: (Location & { seconds_away: number }) | null;
   /** The town and country of the visit's place or the point, found offline. */
-  place: { name: string | null; city: string | null; country: string | null } | null;
+  place: { name: string | null; city: string | null; country: string | null; country_code: string | null } | null;
 }
 
 /** Where the person was at `atMs`: the visit then, else the nearest recorded point. Needs `get_private_scope`. */
@@ -209,7 +210,8 @@ export async function whereWasI(deps: ReadDeps, auth: Auth, atMs: number): Promi
   const visit = visits.items[0] ?? null;
   const time = new Date(atMs).toISOString();
   if (visit) {
-    const label = visit.place.city === null ? labelOf(visit.lat, visit.lon) : undefined;
+    const label = visit.place.city === null || visit.place.country === null ? labelOf(visit.lat, visit.lon) : undefined;
+    const code = visit.place.country ?? label?.country ?? null;
     return {
       time,
       visit,
@@ -217,7 +219,8 @@ export async function whereWasI(deps: ReadDeps, auth: Auth, atMs: number): Promi
       place: {
         name: visit.place.name,
         city: visit.place.city ?? label?.city ?? null,
-        country: visit.place.country ?? label?.countryName ?? null,
+        country: code === null ? null : countryName(code),
+        country_code: code,
       },
     };
   }
@@ -232,6 +235,6 @@ export async function whereWasI(deps: ReadDeps, auth: Auth, atMs: number): Promi
     time,
     visit: null,
     nearest_point: { ...nearest, seconds_away: Math.round(Math.abs(nearest.time - at)) },
-    place: { name: null, city: label.city, country: label.countryName },
+    place: { name: null, city: label.city, country: label.countryName, country_code: label.country },
   };
 }
