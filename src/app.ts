@@ -26,6 +26,7 @@ import { refreshHistory } from './history/refresh.ts';
 import { placesRoutes } from './places/places.routes.ts';
 import { visitsRoutes } from './visits/visits.routes.ts';
 import { searchRoutes } from './search/search.routes.ts';
+import { mcpRoutes } from './mcp/mcp.routes.ts';
 import { locationsRoutes } from './locations/locations.routes.ts';
 import { mediaJobsFor, type MediaJobs } from './media/image-workers.ts';
 import { mediaRoutes } from './media/media.routes.ts';
@@ -184,6 +185,12 @@ export async function buildApp({ config, database, logger, onJobsQueued }: AppDe
   await app.register(visitsRoutes, { db, baseUrl: config.baseUrl, cursors, refresh: refreshHistory });
   await app.register(placesRoutes, { db });
   await app.register(searchRoutes, { db, baseUrl: config.baseUrl, cursors });
+  await app.register(mcpRoutes, {
+    db,
+    config,
+    pages,
+    deps: { cursors, deliveries, deliveriesOf: deliveries.of, refresh: refreshHistory, onJobsQueued },
+  });
   await app.register(servicesRoutes, {
     db,
     secretsKey: secretsKey(config.secretKey),

@@ -103,6 +103,10 @@ export interface Config {
    * share the count. `WAYPOST_CLIENT_REGISTRATION_LIMIT`, default 10; from 1 to 10000. Behind a
    * reverse proxy, set `WAYPOST_TRUST_PROXY`, or every visitor is one address. */
   clientRegistrationLimit: number;
+  /** Requests one assistant's grant may make to `/mcp` per minute (docs/mcp.md "Limits"); more are
+   * refused (429 with `Retry-After`). Counted in the database, so several servers share the count.
+   * `WAYPOST_MCP_REQUESTS_PER_MINUTE`, default 120; from 1 to 100000. */
+  mcpRequestsPerMinute: number;
   /** Non-public address kinds outbound requests (webhooks, Mastodon, Micropub) may reach.
    * `WAYPOST_OUTBOUND_ALLOW`, a comma-separated list of loopback, private, link-local, cgnat,
    * unique-local, metadata, reserved; default none: only public addresses (no SSRF). */
@@ -390,6 +394,7 @@ export function loadConfig(env: Env = process.env): Config {
     accessTokenTtl: integer(env, 'WAYPOST_ACCESS_TOKEN_TTL', 3600, 60, 86400),
     clientRegistrationOpen: oneOf(env, 'WAYPOST_CLIENT_REGISTRATION', ['open', 'closed'], 'open') === 'open',
     clientRegistrationLimit: integer(env, 'WAYPOST_CLIENT_REGISTRATION_LIMIT', 10, 1, 10_000),
+    mcpRequestsPerMinute: integer(env, 'WAYPOST_MCP_REQUESTS_PER_MINUTE', 120, 1, 100_000),
     secretKey: secretKey(env, dataDir),
     outboundAllow: addressCategories(env),
     storage: storage(env),

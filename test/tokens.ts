@@ -40,3 +40,36 @@ export async function tokenFor(t: TestApp, user: { id: string }, permissions: Pe
   const token = new provider.AccessToken({ accountId: user.id, client, grantId, gty: 'authorization_code', scope });
   return token.save();
 }
+
+/**
+ * An access token bound to `resource` (RFC 8707), as an assistant gets one for the MCP endpoint
+ * (src/oauth/resources.ts): the grant holds `permissions` for that resource alone.
+ */
+export async function boundTokenFor(
+  t: TestApp,
+  user: { id: string },
+  permissions: Permission[],
+  resource: string,
+): Promise<string> {
+  const provider = t.app.oauthProvider;
+  await ensureClient(t);
+  const client = await provider.Client.find(TEST_CLIENT_ID);
+  if (!client) throw new Error('the test client is missing');
+  const scope = permissions.join(' ');
+  const grant = new provider.Grant({ accountId: user.id, clientId: TEST_CLIENT_ID });
+  if (scope) grant.addResourceScope(resource, scope);
+  const grantId = await grant.save();
+  const { ResourceServer } = provider as unknown as {
+    ResourceServer: new (identifier: string, info: { scope: string; accessTokenFormat: 'opaque' }) => unknown;
+  };
+  const resourceServer = new ResourceServer(resource, { scope, accessTokenFormat: 'opaque' });
+  const token = new provider.AccessToken({
+    accountId: user.id,
+    client,
+    grantId,
+    gty: 'authorization_code',
+    scope,
+    resourceServer,
+  } as ConstructorParameters<typeof provider.AccessToken>[0]);
+  return token.save();
+}

@@ -141,7 +141,12 @@ export async function exportArchive(db: Db, storage: Storage, owner: ExportOwner
         yield rows
           .map((row) => {
             const medium = toMedium(row, owner.username, options.baseUrl, EXACT_PLACES, 'original');
-            return `${JSON.stringify({ ...medium, file: archivePath(row.sha256, row.mime_type) } satisfies Fields<MediumRecord>)}\n`;
+            const record = {
+              ...medium,
+              file_name: row.file_name ?? null,
+              file: archivePath(row.sha256, row.mime_type),
+            };
+            return `${JSON.stringify(record satisfies Fields<MediumRecord>)}\n`;
           })
           .join('');
         progress(rows.length);

@@ -29,6 +29,7 @@ media.jsonl
   (image, video, audio, other), mime_type, size (bytes), sha256 (of the file), width, height,
   duration (seconds), time (taken), location, location_source ("exif" when the location came
   from the file, "history" when from the location history; absent in older archives), caption,
+  file_name (the name the file was uploaded under, or null; absent in older archives),
   url and thumbnail_url (on the server that made the export), created_at, and file: the
   original's path in this archive.
 

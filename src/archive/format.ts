@@ -168,6 +168,8 @@ export const MediumRecord = Type.Object({
   /** Not in archives made before places: a medium with a location then took it from its file. */
   location_source: Type.Optional(Nullable(oneOf(['exif', 'history']))),
   caption: Type.String({ maxLength: CAPTION_MAX * 2 }),
+  /** The name the file was uploaded under; not in archives made before file names were kept. */
+  file_name: Type.Optional(Nullable(Type.String({ maxLength: 255 }))),
   created_at: Seconds,
   file: Type.String({ maxLength: 200 }),
 });

@@ -13,6 +13,11 @@ export interface TokenGrant {
   permissions: ReadonlySet<Permission>;
   /** When the token expires, in milliseconds since the epoch. */
   expiresAt: number;
+  /**
+   * The resource the token is bound to (RFC 8707, src/oauth/resources.ts): good there and
+   * nowhere else. Undefined for a plain API token and the web app's session.
+   */
+  audience?: string | undefined;
 }
 
 /** Who is calling, and what the token lets them do right now. */
@@ -22,13 +27,35 @@ export interface Auth extends TokenGrant {
 
 const REALM = 'Bearer realm="waypost"';
 
-export function unauthorized(detail = 'This needs an access token: send it as Authorization: Bearer <token>.') {
-  return new AppError('unauthorized', detail, { headers: { 'www-authenticate': REALM } });
+/**
+ * Extra parameters of a protected resource's challenge: RFC 9728 5.1 `resource_metadata`, so a
+ * client that knows nothing but the resource's URL finds how to get a token for it.
+ */
+export function resourceChallenge(metadataUrl: string | undefined): string {
+  return metadataUrl ? `, resource_metadata="${metadataUrl}"` : '';
 }
 
-export function invalidToken() {
+export function unauthorized(
+  detail = 'This needs an access token: send it as Authorization: Bearer <token>.',
+  challenge = '',
+) {
+  return new AppError('unauthorized', detail, { headers: { 'www-authenticate': `${REALM}${challenge}` } });
+}
+
+export function invalidToken(challenge = '') {
   return new AppError('invalid_token', 'The access token is invalid, expired or revoked.', {
-    headers: { 'www-authenticate': `${REALM}, error="invalid_token", error_description="The access token is invalid"` },
+    headers: {
+      'www-authenticate': `${REALM}, error="invalid_token", error_description="The access token is invalid"${challenge}`,
+    },
+  });
+}
+
+/** A valid token issued for another resource (RFC 8707): refused as RFC 6750 says of any token that does not fit. */
+export function wrongAudience(challenge = '') {
+  return new AppError('invalid_token', 'The access token was issued for another resource than this one.', {
+    headers: {
+      'www-authenticate': `${REALM}, error="invalid_token", error_description="The access token is for another resource"${challenge}`,
+    },
   });
 }
 

@@ -49,6 +49,10 @@ export const PROBLEMS = {
     429,
     'The address registered as many apps (OAuth clients) as it may in an hour; Retry-After says when it may again.',
   ],
+  too_many_requests: [
+    429,
+    'The assistant made as many requests as its grant may in a minute; Retry-After says when it may again.',
+  ],
   headers_too_large: [431, 'The request line and headers are too large.'],
   // 5xx: ours, never the client's fault; `detail` says when to try again
   internal_error: [500, 'Something went wrong on our side; the request id identifies it in the logs.'],

@@ -82,6 +82,8 @@ export interface MediaTable extends ItemColumns {
   source: string | null;
   /** Where `lat`/`lon` came from (migration 0033): the file (`exif`), the history, or nowhere. */
   location_source?: 'exif' | 'history' | null;
+  /** The name the file was uploaded under (migration 0041); null when it came another way. */
+  file_name?: string | null;
 }
 
 /** A public copy's facts, by the hash of the original it was made from (migration 0032). */

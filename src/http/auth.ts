@@ -17,7 +17,15 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { PERMISSIONS, type Permission } from '../core/permissions.ts';
-import { csrfFailed, insufficientScope, invalidToken, unauthorized, type Auth } from '../core/caller.ts';
+import {
+  csrfFailed,
+  insufficientScope,
+  invalidToken,
+  resourceChallenge,
+  unauthorized,
+  wrongAudience,
+  type Auth,
+} from '../core/caller.ts';
 
 /** Resolves a presented access token; undefined when it is unknown, expired or revoked. */
 export type BearerResolver = (token: string) => Promise<Auth | undefined>;
@@ -51,6 +59,12 @@ declare module 'fastify' {
     auth?: 'required' | 'optional';
     /** The permission the route needs (implies `auth: 'required'`). */
     permission?: Permission;
+    /**
+     * A protected resource with tokens of its own (RFC 8707, src/oauth/resources.ts): only a token
+     * bound to `resource` is good here (and such a token nowhere else), no browser session counts,
+     * and every 401 names the resource's metadata (RFC 9728) in its challenge.
+     */
+    boundTo?: { resource: string; metadataUrl: string };
   }
   interface FastifyRequest {
     auth: Auth | undefined;
@@ -111,28 +125,32 @@ async function auth(
     request: FastifyRequest,
     mode: 'required' | 'optional' | undefined,
     permission?: Permission,
+    boundTo?: { resource: string; metadataUrl: string },
   ) {
     const token = bearerToken(request);
+    const challenge = resourceChallenge(boundTo?.metadataUrl);
     let resolved: Auth | undefined;
     if (token === undefined) {
-      resolved = await fromSession(request);
+      resolved = boundTo ? undefined : await fromSession(request);
       if (!resolved) {
         if (mode === 'optional' && !permission) return;
-        throw unauthorized();
+        throw unauthorized(undefined, challenge);
       }
     } else {
       resolved = token ? await resolve(token) : undefined;
-      if (!resolved) throw invalidToken();
+      if (!resolved) throw invalidToken(challenge);
+      // RFC 8707: a token bound to a resource is good there alone; a plain one is not good there.
+      if (resolved.audience !== boundTo?.resource) throw wrongAudience(challenge);
     }
     request.auth = resolved;
     if (permission && !resolved.permissions.has(permission)) throw insufficientScope(permission);
   }
 
   app.addHook('onRequest', (request, _reply, done) => {
-    const { auth: mode, permission } = request.routeOptions.config;
+    const { auth: mode, permission, boundTo } = request.routeOptions.config;
     // Most requests name neither: answered without a promise.
     if (!mode && !permission) return done();
-    authenticate(request, mode, permission).then(() => done(), done);
+    authenticate(request, mode, permission, boundTo).then(() => done(), done);
   });
 }
 

@@ -13,7 +13,8 @@ import fp from 'fastify-plugin';
 const NO_CORS = /^\/(?:oauth\/|account(?:\/|$)|app\/|setup(?:\/|$)|register(?:\/|$)|$|\?)/;
 const EXPOSED = 'WWW-Authenticate, Link, Location, Retry-After, X-Request-Id';
 const METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE';
-const ALLOWED = 'Authorization, Content-Type, X-Request-Id, Idempotency-Key';
+// Mcp-Protocol-Version: the MCP transport's own header (docs/mcp.md), for assistants in a browser.
+const ALLOWED = 'Authorization, Content-Type, X-Request-Id, Idempotency-Key, Mcp-Protocol-Version';
 const MAX_AGE = '600';
 
 /** Every answer varies on Origin (some paths get CORS and some do not). */

@@ -7,6 +7,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { randomToken } from '../lib/crypto.ts';
+import { cleanFileName } from '../lib/file-names.ts';
 import { receiveOneFile } from '../http/multipart.ts';
 
 const FIELDS = new Set(['format', 'scope']);
@@ -15,13 +16,6 @@ export interface ImportUpload {
   path: string;
   filename: string;
   fields: { format?: string; scope?: string };
-}
-
-/** A file name for display: no path, no control characters, at most 255 characters. */
-function cleanName(name: string | undefined): string {
-  const base = (name ?? '').split(/[/\\]/).pop() ?? '';
-  const printable = [...base].filter((c) => c.charCodeAt(0) > 0x1f && c.charCodeAt(0) !== 0x7f).join('');
-  return printable.slice(0, 255) || 'upload';
 }
 
 export async function receiveImportUpload(request: FastifyRequest, dir: string, limit: number): Promise<ImportUpload> {
@@ -36,7 +30,7 @@ export async function receiveImportUpload(request: FastifyRequest, dir: string, 
         await rm(path, { force: true });
         throw error;
       }
-      return { path, filename: cleanName(part.filename) };
+      return { path, filename: cleanFileName(part.filename) || 'upload' };
     },
   });
   return { path: file.path, filename: file.filename, fields };

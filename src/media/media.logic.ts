@@ -278,6 +278,8 @@ const busy = () =>
 
 export interface Upload {
   file: TempFile;
+  /** The name the file was sent under, if any. */
+  fileName?: string | undefined;
   scope?: string | undefined;
   caption?: string | undefined;
 }
@@ -373,6 +375,7 @@ export async function createMedium(
         locationSource: facts.location ? 'exif' : 'history',
         caption: fields.caption,
         hasThumbnail: Boolean(thumb),
+        fileName: upload.fileName ?? null,
       });
       await insertMedium(db, row);
       return row;

@@ -36,6 +36,8 @@ export interface NewMedium {
   hasThumbnail: boolean;
   /** The service it came from; null for an upload or a restore. */
   source?: string | null;
+  /** The name an upload's file had (searched while private: migration 0041). */
+  fileName?: string | null;
 }
 
 /** A medium's row, made here for every way a medium comes in. */
@@ -59,6 +61,7 @@ export function mediumRow(medium: NewMedium): MediumRow {
     caption: medium.caption,
     has_thumbnail: medium.hasThumbnail ? 1 : 0,
     source: medium.source ?? null,
+    file_name: medium.fileName ?? null,
   };
 }
 

@@ -1,6 +1,7 @@
 // Reads a multipart upload for POST /media (src/http/multipart.ts): one file part named `file`,
-// optional `scope` and `caption` fields. The file goes straight to a temporary file.
+// optional `scope` and `caption` fields. The file goes straight to a temporary file; its name is kept.
 import type { FastifyRequest } from 'fastify';
+import { cleanFileName } from '../lib/file-names.ts';
 import { receiveOneFile } from '../http/multipart.ts';
 import type { Upload } from './media.logic.ts';
 import { writeTemp, type Storage } from './media.storage.ts';
@@ -11,7 +12,8 @@ export async function receiveUpload(request: FastifyRequest, storage: Storage, l
   const { file, fields } = await receiveOneFile(request, {
     limit,
     fieldNames: FIELDS,
-    save: (part) => writeTemp(storage, part.file),
+    save: async (part) => ({ ...(await writeTemp(storage, part.file)), name: cleanFileName(part.filename) }),
   });
-  return { file, scope: fields.scope, caption: fields.caption };
+  const { name, ...temp } = file;
+  return { file: temp, fileName: name || undefined, scope: fields.scope, caption: fields.caption };
 }

@@ -23,7 +23,10 @@ export function bearerResolver(provider: Provider): (token: string) => Promise<T
     if (!at?.grantId || !at.accountId || !at.clientId || !at.exp) return undefined;
     const grant = await provider.Grant.find(at.grantId);
     if (!grant || grant.clientId !== at.clientId || grant.accountId !== at.accountId) return undefined;
-    const granted = new Set((grant.getOIDCScope() ?? '').split(' '));
+    // A token bound to a resource (RFC 8707) holds what the grant gave for that resource; a plain
+    // API token what the grant gave without one (src/oauth/resources.ts).
+    const audience = typeof at.aud === 'string' ? at.aud : undefined;
+    const granted = new Set((audience ? grant.getResourceScope(audience) : grant.getOIDCScope()).split(' '));
     const permissions = new Set<Permission>();
     for (const scope of at.scopes) if (isPermission(scope) && granted.has(scope)) permissions.add(scope);
     return {
@@ -32,6 +35,7 @@ export function bearerResolver(provider: Provider): (token: string) => Promise<T
       grantId: at.grantId,
       permissions,
       expiresAt: at.exp * 1000,
+      audience,
     };
   };
 }
@@ -100,10 +104,16 @@ export function cachedBearerResolver(
  */
 export async function dropPermission(provider: Provider, grantId: string, permission: Permission): Promise<void> {
   const grant = await provider.Grant.find(grantId);
-  if (!grant?.openid?.scope) return;
-  grant.openid.scope = grant.openid.scope
-    .split(' ')
-    .filter((scope) => scope !== permission)
-    .join(' ');
+  if (!grant) return;
+  const without = (scopes: string) =>
+    scopes
+      .split(' ')
+      .filter((scope) => scope !== permission)
+      .join(' ');
+  if (grant.openid?.scope) grant.openid.scope = without(grant.openid.scope);
+  // An assistant's grant holds its permissions under the resource its tokens are bound to.
+  for (const [resource, scopes] of Object.entries(grant.resources ?? {})) {
+    if (typeof scopes === 'string') grant.resources![resource] = without(scopes);
+  }
   await grant.save();
 }

@@ -10,6 +10,8 @@ export interface AuthorizedApp {
   clientId: string;
   clientName: string;
   permissions: { name: Permission; description: string }[];
+  /** An AI assistant: its permissions hold at the MCP endpoint alone (docs/mcp.md). */
+  assistant: boolean;
 }
 
 export async function listAuthorizedApps(db: Db, userId: string): Promise<AuthorizedApp[]> {
@@ -20,14 +22,17 @@ export async function listAuthorizedApps(db: Db, userId: string): Promise<Author
   return rows.flatMap((row) => {
     const client = row.client_id ? clients.get(row.client_id) : undefined;
     if (!row.client_id || !client) return []; // the client was deleted: its grant is dead
-    const grant = JSON.parse(row.payload) as { openid?: { scope?: string } };
-    const scopes = (grant.openid?.scope ?? '').split(' ').filter(isPermission);
+    const grant = JSON.parse(row.payload) as { openid?: { scope?: string }; resources?: Record<string, unknown> };
+    // An assistant's permissions are granted for the resource its tokens are bound to.
+    const bound = Object.values(grant.resources ?? {}).filter((scope) => typeof scope === 'string');
+    const scopes = [...new Set([grant.openid?.scope ?? '', ...bound].join(' ').split(' ').filter(isPermission))];
     return [
       {
         grantId: row.id,
         clientId: row.client_id,
         clientName: (JSON.parse(client) as { client_name?: string }).client_name ?? row.client_id,
         permissions: scopes.map((name) => ({ name, description: PERMISSIONS[name] })),
+        assistant: grant.resources !== undefined && Object.keys(grant.resources).length > 0,
       },
     ];
   });

@@ -17,7 +17,9 @@ import { selfRegistered } from './clients.logic.ts';
 import { consentPage, expiredPage } from './pages.ts';
 
 type Params = { Params: { uid: string } };
-type Form = { Body: { username?: string; password?: string; csrf?: string } | undefined };
+type Form = {
+  Body: { username?: string; password?: string; csrf?: string; permission?: string | string[] } | undefined;
+};
 type InteractionResult = Parameters<Provider['interactionResult']>[2];
 
 interface Deps {
@@ -45,6 +47,22 @@ function sendHtml(reply: FastifyReply, status: number, body: string, redirectUri
     void reply.header('content-security-policy', csp.replace("form-action 'self'", `form-action 'self' ${source}`));
   }
   return sendPage(reply, status, body);
+}
+
+/**
+ * What the request asks the person for: the permissions not granted yet and, for an assistant,
+ * the resource its tokens will be bound to (src/oauth/resources.ts; oidc-provider refused any
+ * other before the person got here).
+ */
+function askedFor(details: Awaited<ReturnType<Provider['interactionDetails']>>): {
+  permissions: string[];
+  resource: string | undefined;
+} {
+  const resource = typeof details.params.resource === 'string' ? details.params.resource : undefined;
+  const plain = (details.prompt.details.missingOIDCScope as string[] | undefined) ?? [];
+  if (resource === undefined) return { permissions: plain, resource };
+  const byResource = details.prompt.details.missingResourceScopes as Record<string, string[]> | undefined;
+  return { permissions: [...new Set([...(byResource?.[resource] ?? []), ...plain])], resource };
 }
 
 /** The app's name as the sign-in page shows it: one that registered itself is marked a third party. */
@@ -105,6 +123,7 @@ export async function interactionRoutes(app: FastifyInstance, { provider, db, co
     }
     const user = details.session?.accountId ? await findUserById(db, details.session.accountId) : undefined;
     if (details.prompt.name !== 'consent' || !user) return expired(reply);
+    const asked = askedFor(details);
     return sendHtml(
       reply,
       200,
@@ -114,7 +133,8 @@ export async function interactionRoutes(app: FastifyInstance, { provider, db, co
         clientName,
         clientUri: client.clientUri,
         username: user.username,
-        permissions: (details.prompt.details.missingOIDCScope as string[] | undefined) ?? [],
+        permissions: asked.permissions,
+        assistant: asked.resource !== undefined,
         selfRegistered: thirdParty,
         returnTo: redirectSource(details.params.redirect_uri),
       }),
@@ -149,10 +169,25 @@ export async function interactionRoutes(app: FastifyInstance, { provider, db, co
       ? await provider.Grant.find(details.grantId)
       : new provider.Grant({ accountId, clientId: String(details.params.client_id) });
     if (!grant) return expired(reply);
-    // Plain OAuth scopes (no resource indicators) live in the grant's "OIDC scope" bucket, so
-    // addOIDCScope is the right call despite its name. Only what was asked for and is missing.
-    const missing = details.prompt.details.missingOIDCScope as string[] | undefined;
-    if (missing?.length) grant.addOIDCScope(missing.join(' '));
+    const asked = askedFor(details);
+    if (asked.resource === undefined) {
+      // Plain OAuth scopes (no resource indicators) live in the grant's "OIDC scope" bucket, so
+      // addOIDCScope is the right call despite its name. Only what was asked for and is missing.
+      if (asked.permissions.length) grant.addOIDCScope(asked.permissions.join(' '));
+    } else {
+      // An assistant (RFC 8707 resource, docs/mcp.md): the person ticks the permissions it gets,
+      // and they are granted for its resource alone. Unticked ones are recorded as refused, so
+      // the request is settled without them; the plain bucket is settled as refused too, so this
+      // grant never yields a plain API token (the same client asking without a resource gets
+      // none of these permissions without asking the person again through a new grant).
+      const ticked = new Set([request.body?.permission ?? []].flat());
+      const granted = asked.permissions.filter((name) => ticked.has(name));
+      const refused = asked.permissions.filter((name) => !ticked.has(name));
+      if (granted.length) grant.addResourceScope(asked.resource, granted.join(' '));
+      if (refused.length) grant.rejectResourceScope(asked.resource, refused.join(' '));
+      const plain = details.prompt.details.missingOIDCScope as string[] | undefined;
+      if (plain?.length) grant.rejectOIDCScope(plain.join(' '));
+    }
     const grantId = await grant.save();
     return finish(request, reply, { consent: { grantId } });
   });

@@ -39,6 +39,11 @@ export interface ConsentForm {
   clientUri?: string | undefined;
   username: string;
   permissions: string[];
+  /**
+   * An AI assistant connecting to the MCP endpoint (docs/mcp.md): the page says so, and each
+   * permission is a box the person may untick.
+   */
+  assistant?: boolean;
   /** The app registered itself (RFC 7591): a third party, named as it chose, that nobody checked. */
   selfRegistered: boolean;
   /** Where the answer sends the person: the redirect URI's origin, or a native app's scheme. */
@@ -58,7 +63,56 @@ function thirdPartyNote(returnTo: string | undefined) {
   </p>`;
 }
 
+/** The assistant's consent: what it will be able to do, one box per permission, all ticked. */
+function assistantConsent(form: ConsentForm): string {
+  const names = form.permissions.filter(isPermission);
+  const boxes = names.map(
+    (name) =>
+      html`<li>
+        <label
+          ><input type="checkbox" name="permission" value="${name}" checked /> ${PERMISSIONS[name]}
+          <small>(<code>${name}</code>)</small></label
+        >
+      </li>`,
+  );
+  const who = form.selfRegistered ? html`the third-party assistant “${form.clientName}”` : form.clientName;
+  return page(
+    `Connect ${form.clientName}?`,
+    html`<h1>Connect ${who} to your Waypost?</h1>
+      ${form.selfRegistered ? thirdPartyNote(form.returnTo) : ''}
+      <p>
+        You are signed in as <strong>${form.username}</strong>. <strong>${form.clientName}</strong> is an AI assistant
+        that asks to read and write your Waypost through its assistant connection (MCP). It will be able to search your
+        posts and media, read your timeline and post by id, and see your public
+        items${names.length === 0 ? '.' : html`, and, with the permissions you leave ticked:`}
+      </p>
+      <form method="post" action="/oauth/interaction/${form.uid}/confirm">
+        <input type="hidden" name="csrf" value="${form.csrf}" />
+        ${
+          boxes.length > 0
+            ? html`<fieldset>
+                <legend>Permissions for ${form.clientName}</legend>
+                <ul aria-label="Requested permissions">
+                  ${boxes}
+                </ul>
+              </fieldset>`
+            : ''
+        }
+        <p>
+          Without “${PERMISSIONS.get_private_scope}” it sees only what is public. Its access works only through the
+          assistant connection, and you can revoke it at any time on your <a href="/account">account page</a>.
+        </p>
+        <button type="submit">Allow</button>
+      </form>
+      <form method="post" action="/oauth/interaction/${form.uid}/abort">
+        <input type="hidden" name="csrf" value="${form.csrf}" />
+        <button type="submit">Deny</button>
+      </form>`,
+  );
+}
+
 export function consentPage(form: ConsentForm): string {
+  if (form.assistant) return assistantConsent(form);
   const items = form.permissions
     .filter(isPermission)
     .map((name) => html`<li>${PERMISSIONS[name]} <small>(<code>${name}</code>)</small></li>`);

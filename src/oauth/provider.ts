@@ -15,6 +15,7 @@ import { deleteGrantEverywhere, findGrantIdFor } from './oauth.repo.ts';
 import { renderError } from './pages.ts';
 import { registrationProblem, UNAPPROVED_APP_TTL_MS } from './registration.logic.ts';
 import { PERMISSION_NAMES } from '../core/permissions.ts';
+import { knownResource, resourceServerInfo } from './resources.ts';
 
 const DAY = 24 * 60 * 60;
 
@@ -137,7 +138,18 @@ function configuration(config: Config, db: Db): Configuration {
       rpInitiatedLogout: { enabled: false },
       pushedAuthorizationRequests: { enabled: false },
       dPoP: { enabled: false }, // see docs/oauth.md (RFC 9700 2.2)
-      resourceIndicators: { enabled: false }, // keeps access tokens opaque
+      // RFC 8707: a client that names a resource (an MCP client names /mcp) gets a token bound to
+      // it, usable there and nowhere else (src/oauth/resources.ts). Without one, the token is the
+      // plain API token every app has always had: no audience, opaque as before.
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: async (_ctx, _client, oneOf) => oneOf,
+        useGrantedResource: async () => false,
+        getResourceServerInfo: async (_ctx, resource) => {
+          if (!knownResource(config.baseUrl, resource)) throw new errors.InvalidTarget();
+          return resourceServerInfo(config.accessTokenTtl);
+        },
+      },
       claimsParameter: { enabled: false },
     },
 

@@ -271,6 +271,32 @@ describe('the index in step', () => {
     expect(await found(q('allotment'))).toEqual([]);
   });
 
+  it("finds a private medium by the words of its file's name, and a public one by its caption alone", async () => {
+    const upload = await uploadMedium(t, full, await gpsPhoto('#114477'), 'PXL_2024-kayak.trip.jpg', 'image/jpeg', {
+      caption: 'on the fjord',
+      scope: 'private',
+    });
+    expect(upload.statusCode, upload.body).toBe(201);
+    const medium = upload.json<{ id: string }>().id;
+    expect(await found(q('kayak'))).toEqual([medium]);
+    expect(await found(q('pxl kayak trip jpg'))).toEqual([medium]);
+    expect(await found(q('"fjord pxl 2024 kayak"'))).toEqual([medium]);
+    const response = await search(q('kayak'), full);
+    expect(response.json<SearchResult[]>()[0]!.snippet).toBe('on the fjord PXL 2024 <mark>kayak</mark> trip jpg');
+    // Only its owner's search reads private media: a token without get_private_scope finds nothing.
+    expect(await found(q('kayak'), publicOnly)).toEqual([]);
+
+    // Public: the name is metadata nobody published, so it leaves the index; the caption stays.
+    await write(full, 'POST', `/media/id/${medium}`, { scope: 'public' });
+    expect(await found(q('kayak'))).toEqual([]);
+    expect(await found(`/public/alice${q('kayak')}`, undefined)).toEqual([]);
+    expect(await found(`/public/alice${q('fjord')}`, undefined)).toEqual([medium]);
+    await write(full, 'POST', `/media/id/${medium}`, { scope: 'private' });
+    expect(await found(q('kayak'))).toEqual([medium]);
+    await write(full, 'DELETE', `/media/id/${medium}`);
+    expect(await found(q('kayak'))).toEqual([]);
+  });
+
   it('finds what a restore brought back', async () => {
     const person = await createTestUser(t.database, { username: 'restorer' });
     const token = await tokenFor(t, person, [

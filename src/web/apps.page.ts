@@ -24,6 +24,7 @@ export const appsPage: AppPage = {
               (a) =>
                 html`<li class="card">
                   <h3>${a.clientName}</h3>
+                  ${a.assistant ? html`<p>AI assistant: reaches your Waypost through the assistant connection (MCP).</p>` : ''}
                   ${
                     a.permissions.length > 0
                       ? html`<ul aria-label="Permissions of ${a.clientName}">

@@ -2,6 +2,7 @@
 // each file checked as an upload is (its bytes are those its hash names, within the upload
 // limit and the media limits, an image, video or audio file), placed by content hash, and its
 // row made and written as an upload's is (src/media/media.repo.ts), 50 media a batch.
+import { cleanFileName } from '../../lib/file-names.ts';
 import { rm } from 'node:fs/promises';
 import { messageOf } from '../../lib/message-of.ts';
 import { secondsToMs } from '../../lib/time.ts';
@@ -150,6 +151,7 @@ export async function restoreMedia(run: Phase, mediaIds: Map<string, string>, ba
             ...(medium.location_source ? { locationSource: medium.location_source } : {}),
             caption: medium.caption,
             hasThumbnail,
+            fileName: cleanFileName(medium.file_name) || null,
           }),
         );
         placed.push({ sha256: medium.sha256, file });

@@ -31,6 +31,7 @@ import * as m0035 from './0035_tracker_activity.ts';
 import * as m0037 from './0037_visit_spans.ts';
 import * as m0039 from './0039_post_media.ts';
 import * as m0040 from './0040_delivery_edits.ts';
+import * as m0041 from './0041_media_file_names.ts';
 import * as m0043 from './0043_service_connections.ts';
 import * as m0044 from './0044_public_time_zone.ts';
 import * as m0045 from './0045_location_lock_order.ts';
@@ -67,6 +68,7 @@ export const migrations: Record<string, Migration> = {
   '0037_visit_spans': m0037,
   '0039_post_media': m0039,
   '0040_delivery_edits': m0040,
+  '0041_media_file_names': m0041,
   '0043_service_connections': m0043,
   '0044_public_time_zone': m0044,
   '0045_location_lock_order': m0045,
