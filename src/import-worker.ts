@@ -18,8 +18,9 @@ function send(reply: ChildReply): Promise<void> {
 
 async function run(request: ChildRequest): Promise<void> {
   const { config } = request;
-  // Two connections: the import's batches, and the lease renewed beside them.
-  const database = openDatabase({ ...request.database, poolSize: 2 });
+  // Two connections: the import's batches, and the lease renewed beside them. Every write here
+  // is redone by the import's next run if a crash loses it (docs/imports.md "Writing a batch, and durability").
+  const database = openDatabase({ ...request.database, poolSize: 2, relaxedCommits: true });
   const media = lazyMedia(config);
   const holder = { id: request.jobId, workerId: request.workerId };
   let reply: ChildReply;

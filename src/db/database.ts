@@ -28,6 +28,13 @@ export interface DatabaseOptions {
   sqlitePath?: string;
   /** PostgreSQL only: connections in the pool. */
   poolSize?: number;
+  /**
+   * Commits return before they are on disk (SQLite synchronous=NORMAL, PostgreSQL
+   * synchronous_commit=off): a crash may lose the last ones, never the database's consistency.
+   * Only for a connection whose every write is redone by a later run (the import worker,
+   * docs/imports.md "Writing a batch, and durability").
+   */
+  relaxedCommits?: boolean;
 }
 
 // PostgreSQL sends int8 (COUNT(*), BIGINT columns) as strings, because they can exceed 2^53.
@@ -35,10 +42,12 @@ export interface DatabaseOptions {
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 
 export function openDatabase(options: DatabaseOptions): Database {
-  return options.url ? openPostgres(options.url, options) : openSqlite(options.sqlitePath ?? ':memory:');
+  return options.url
+    ? openPostgres(options.url, options)
+    : openSqlite(options.sqlitePath ?? ':memory:', options.relaxedCommits ?? false);
 }
 
-function openSqlite(path: string): Database {
+function openSqlite(path: string, relaxedCommits: boolean): Database {
   if (path !== ':memory:') {
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     // SQLite makes a new database 0644 and gives its -wal and -shm the database file's mode, so
@@ -49,7 +58,7 @@ function openSqlite(path: string): Database {
   // WAL: readers never block the writer. synchronous=FULL: a commit is on disk before we
   // acknowledge it, so a power cut cannot lose an answered request.
   sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('synchronous = FULL');
+  sqlite.pragma(relaxedCommits ? 'synchronous = NORMAL' : 'synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   // Deleted rows are overwritten with zeros, not left in free pages until something reuses
@@ -90,6 +99,8 @@ function openPostgres(url: string, options: DatabaseOptions): Database {
   // that would crash the process. The next query gets a fresh connection.
   pool.on('error', () => {});
   pool.on('connect', withNamedStatements);
+  if (options.relaxedCommits)
+    pool.on('connect', (client) => void client.query('set synchronous_commit = off').catch(() => {}));
   return wrap(new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) }), 'postgres');
 }
 

@@ -1,7 +1,9 @@
 // All SQL of imports: the import rows, and the points an import stores and removes.
 import type SQLite from 'better-sqlite3';
+import { CompiledQuery } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { ImportsTable, LocationsTable } from '../db/schema.ts';
+import { writeBatch } from '../locations/batch.repo.ts';
 import { foldCellLog } from '../locations/cells.repo.ts';
 import type { Fix } from '../locations/point.ts';
 import { hideRulesForWrite } from '../privacy/places.ts';
@@ -153,20 +155,31 @@ const orNull = (value: number | undefined) => (value === undefined || Number.isN
 
 // The unique index on (user_id, time, lat, lon) drops a point that is already stored, whoever
 // stored it; that point keeps its origin, so undoing this import leaves it.
-const INSERT_SQL = `insert into locations
-  (user_id, scope, import_id, created_at, id, time, lat, lon, alt, accuracy, speed, heading, source, hidden)
-  values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, null, ?)
-  on conflict (user_id, time, lat, lon) do nothing`;
-const statements = new WeakMap<SQLite.Database, SQLite.Statement>();
+const COLUMNS =
+  '(user_id, scope, import_id, created_at, id, time, lat, lon, alt, accuracy, speed, heading, source, hidden)';
+const CONFLICT = 'on conflict (user_id, time, lat, lon) do nothing';
+/** Values a row binds on SQLite (source is null). */
+const ROW_VALUES = 13;
+/** Rows per SQLite statement: one call into the database for many rows, well under its 32766 values. */
+const SQLITE_ROWS = 100;
+const sqliteInsert = (rows: number) =>
+  `insert into locations ${COLUMNS} values ${Array.from({ length: rows }, () => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, null, ?)').join(', ')} ${CONFLICT}`;
+const statements = new WeakMap<SQLite.Database, { many: SQLite.Statement; one: SQLite.Statement }>();
 
-// PostgreSQL takes at most 65535 parameters in one statement.
-const PG_ROWS_PER_STATEMENT = 1000;
+// PostgreSQL: the whole batch in one statement, its columns as arrays (a fixed text, prepared
+// once per connection), so the statement-level triggers run once per batch.
+const PG_INSERT = `insert into locations ${COLUMNS}
+  select $1, $2, $3, $4, t.id, t.time, t.lat, t.lon, t.alt, t.accuracy, t.speed, t.heading, null, t.hidden
+  from unnest($5::text[], $6::bigint[], $7::float8[], $8::float8[], $9::float8[], $10::float8[], $11::float8[],
+    $12::float8[], $13::integer[]) as t(id, time, lat, lon, alt, accuracy, speed, heading, hidden)
+  ${CONFLICT}`;
 
 /**
  * Inserts a batch of imported points (ids given) inside the caller's transaction; returns how
- * many were new. On SQLite one prepared statement runs per row on the transaction's connection
- * (`sqlite`, which the transaction holds): much faster than one statement with thousands of
- * parameters built anew.
+ * many were new. Written as bulk loads are: on SQLite, prepared statements of many rows each on
+ * the transaction's connection (`sqlite`, which the transaction holds), with the history's
+ * per-row work done once for the batch (src/locations/batch.repo.ts); on PostgreSQL, one
+ * statement for the whole batch.
  */
 export async function insertImportedPoints(
   trx: Db,
@@ -180,61 +193,61 @@ export async function insertImportedPoints(
   const hides = (await hideRulesForWrite(trx, [user_id])).get(user_id)!;
   const hidden = (i: number) => (hides(batch.lat[i]!, batch.lon[i]!) ? 1 : 0);
   if (sqlite) {
-    let statement = statements.get(sqlite);
-    if (!statement) {
-      statement = sqlite.prepare(INSERT_SQL);
-      statements.set(sqlite, statement);
+    let prepared = statements.get(sqlite);
+    if (!prepared) {
+      prepared = { many: sqlite.prepare(sqliteInsert(SQLITE_ROWS)), one: sqlite.prepare(sqliteInsert(1)) };
+      statements.set(sqlite, prepared);
     }
-    let inserted = 0;
-    for (let i = 0; i < batch.length; i++) {
-      inserted += statement.run(
-        user_id,
-        scope,
-        import_id,
-        created_at,
-        ids[i],
-        batch.time[i],
-        batch.lat[i],
-        batch.lon[i],
-        orNull(batch.alt[i]),
-        orNull(batch.accuracy[i]),
-        orNull(batch.speed[i]),
-        orNull(batch.heading[i]),
-        hidden(i),
-      ).changes;
-    }
+    const { many, one } = prepared;
+    const inserted = await writeBatch(trx, async () => {
+      let stored = 0;
+      const values: unknown[] = new Array<unknown>(SQLITE_ROWS * ROW_VALUES);
+      let i = 0;
+      const put = (at: number, row: number) => {
+        values[at] = user_id;
+        values[at + 1] = scope;
+        values[at + 2] = import_id;
+        values[at + 3] = created_at;
+        values[at + 4] = ids[row];
+        values[at + 5] = batch.time[row];
+        values[at + 6] = batch.lat[row];
+        values[at + 7] = batch.lon[row];
+        values[at + 8] = orNull(batch.alt[row]);
+        values[at + 9] = orNull(batch.accuracy[row]);
+        values[at + 10] = orNull(batch.speed[row]);
+        values[at + 11] = orNull(batch.heading[row]);
+        values[at + 12] = hidden(row);
+      };
+      for (; i + SQLITE_ROWS <= batch.length; i += SQLITE_ROWS) {
+        for (let r = 0; r < SQLITE_ROWS; r++) put(r * ROW_VALUES, i + r);
+        stored += many.run(values).changes;
+      }
+      values.length = ROW_VALUES;
+      for (; i < batch.length; i++) {
+        put(0, i);
+        stored += one.run(values).changes;
+      }
+      return stored;
+    });
     await foldCellLog(trx);
     return inserted;
   }
-  let inserted = 0;
-  for (let start = 0; start < batch.length; start += PG_ROWS_PER_STATEMENT) {
-    const rows: LocationsTable[] = [];
-    for (let i = start; i < Math.min(batch.length, start + PG_ROWS_PER_STATEMENT); i++) {
-      rows.push({
-        user_id,
-        id: ids[i]!,
-        scope,
-        time: batch.time[i]!,
-        created_at,
-        lat: batch.lat[i]!,
-        lon: batch.lon[i]!,
-        alt: orNull(batch.alt[i]),
-        accuracy: orNull(batch.accuracy[i]),
-        speed: orNull(batch.speed[i]),
-        heading: orNull(batch.heading[i]),
-        source: null,
-        import_id,
-        hidden: hidden(i),
-      });
-    }
-    const result = await trx
-      .insertInto('locations')
-      .values(rows)
-      .onConflict((oc) => oc.columns(['user_id', 'time', 'lat', 'lon']).doNothing())
-      .executeTakeFirst();
-    inserted += Number(result.numInsertedOrUpdatedRows ?? 0n);
-  }
-  return inserted;
+  const column = <T>(value: (i: number) => T) => Array.from({ length: batch.length }, (_, i) => value(i));
+  const columns = [
+    column((i) => ids[i]),
+    column((i) => batch.time[i]),
+    column((i) => batch.lat[i]),
+    column((i) => batch.lon[i]),
+    column((i) => orNull(batch.alt[i])),
+    column((i) => orNull(batch.accuracy[i])),
+    column((i) => orNull(batch.speed[i])),
+    column((i) => orNull(batch.heading[i])),
+    column(hidden),
+  ];
+  const result = await trx.executeQuery(
+    CompiledQuery.raw(PG_INSERT, [user_id, scope, import_id, created_at, ...columns]),
+  );
+  return Number(result.numAffectedRows ?? 0n);
 }
 
 /** The status of the imports (with a file of ours) among `ids`. */

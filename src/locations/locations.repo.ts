@@ -4,6 +4,7 @@ import type { LocationsTable, ScopeValue } from '../db/schema.ts';
 import { selectKeptPage, selectPage, type Audience, type PageQuery } from '../items/items.repo.ts';
 import type { Box } from '../lib/box.ts';
 import { boxFilter } from '../lib/box.repo.ts';
+import { writeBatch } from './batch.repo.ts';
 import { foldCellLog } from './cells.repo.ts';
 import type { PlaceFilter } from '../privacy/served-box.ts';
 import { hideRulesForWrite } from '../privacy/places.ts';
@@ -39,6 +40,13 @@ const LOCATION_COLUMNS = [
   'hidden',
 ] as const satisfies readonly (keyof LocationRow)[];
 
+const KEY = ['user_id', 'time', 'lat', 'lon'] as const;
+/**
+ * From this many points a write does the history's work once for them all (src/locations/batch.repo.ts);
+ * below it, the six statements that costs are more than the per-row triggers' (BENCHMARKS.md).
+ */
+export const BATCH_FROM = 8;
+
 /**
  * Inserts a batch in one statement (atomic); a point already stored is skipped. Returns how many
  * were new. Each point's `hidden` flag is set here, from its owner's privacy zones read in the
@@ -55,12 +63,8 @@ export async function insertLocations(db: Db, rows: LocationRow[]): Promise<numb
     import_id: row.import_id ?? null,
     hidden: rules.get(row.user_id)?.(row.lat, row.lon) ? 1 : 0,
   }));
-  const stored = await insertManyIgnoringConflicts(db, 'locations', LOCATION_COLUMNS, flagged, [
-    'user_id',
-    'time',
-    'lat',
-    'lon',
-  ]);
+  const insert = () => insertManyIgnoringConflicts(db, 'locations', LOCATION_COLUMNS, flagged, KEY);
+  const stored = rows.length >= BATCH_FROM ? await writeBatch(db, insert) : await insert();
   await foldCellLog(db);
   return stored;
 }

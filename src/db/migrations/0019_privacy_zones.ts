@@ -14,22 +14,26 @@
 import { SqliteAdapter, sql, type Kysely } from 'kysely';
 
 /** Public and not hidden: what strangers see, and what the counters count. */
-const SHOWN = (row: string) => sql.raw(`(${row}.scope = 'public' and ${row}.hidden = 0)`);
+export const SHOWN = (row: string) => sql.raw(`(${row}.scope = 'public' and ${row}.hidden = 0)`);
+
+/** SQLite's counters for one shown row written (+) or removed (-). */
+export const bumpCounters = (row: 'new' | 'old', sign: '+' | '-') =>
+  sql`update users set items_version = items_version + 1,
+      public_locations = public_locations ${sql.raw(sign)} ${SHOWN(row)}
+      where id = ${sql.raw(row)}.user_id;`;
 
 async function sqliteTriggers(db: Kysely<unknown>): Promise<void> {
   for (const op of ['insert', 'delete', 'update']) {
     await sql`drop trigger ${sql.raw(`locations_counters_${op}`)}`.execute(db);
   }
-  const bump = (row: 'new' | 'old', sign: '+' | '-') =>
-    sql`update users set items_version = items_version + 1,
-      public_locations = public_locations ${sql.raw(sign)} ${SHOWN(row)}
-      where id = ${sql.raw(row)}.user_id;`;
   await sql`create trigger locations_counters_insert after insert on locations
-    when ${SHOWN('new')} begin ${bump('new', '+')} end`.execute(db);
+    when ${SHOWN('new')} begin ${bumpCounters('new', '+')} end`.execute(db);
   await sql`create trigger locations_counters_delete after delete on locations
-    when ${SHOWN('old')} begin ${bump('old', '-')} end`.execute(db);
+    when ${SHOWN('old')} begin ${bumpCounters('old', '-')} end`.execute(db);
   await sql`create trigger locations_counters_update after update on locations
-    when ${SHOWN('old')} or ${SHOWN('new')} begin ${bump('old', '-')} ${bump('new', '+')} end`.execute(db);
+    when ${SHOWN('old')} or ${SHOWN('new')} begin ${bumpCounters('old', '-')} ${bumpCounters('new', '+')} end`.execute(
+    db,
+  );
 
   const changed = sql`old.public_location_precision_m <> new.public_location_precision_m
     or old.privacy_zones <> new.privacy_zones`;

@@ -8,6 +8,19 @@
 import { SqliteAdapter, sql, type Kysely } from 'kysely';
 import { bucketOf, cell } from './0012_location_history.ts';
 
+/** What SQLite's trigger does for one written or removed row (`sign`): its quarter hour, its finest cell. */
+export const effects = (row: 'new' | 'old', sign: '+' | '-') => {
+  const { cx, cy } = cell(row, true, '18');
+  const user = sql.raw(`${row}.user_id`);
+  return sql`
+    insert into location_dirty (user_id, bucket) values (${user}, ${bucketOf(row)}) on conflict do nothing;
+    insert into location_cell_log (user_id, cx, cy, points) values (${user}, ${cx}, ${cy}, ${sql.raw(sign)}1);`;
+};
+/** The person's history version moves with every write of their points. */
+export const bump = (row: 'new' | 'old') =>
+  sql`insert into location_versions (user_id, version) values (${sql.raw(`${row}.user_id`)}, 1)
+    on conflict (user_id) do update set version = version + 1;`;
+
 export async function up(db: Kysely<unknown>): Promise<void> {
   if (!(db.getExecutor().adapter instanceof SqliteAdapter)) return;
   // A rowid table written in order: every append lands on the last page.
@@ -21,16 +34,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   for (const trigger of ['locations_history_insert', 'locations_history_delete', 'locations_history_update']) {
     await sql`drop trigger ${sql.id(trigger)}`.execute(db);
   }
-  const effects = (row: 'new' | 'old', sign: '+' | '-') => {
-    const { cx, cy } = cell(row, true, '18');
-    const user = sql.raw(`${row}.user_id`);
-    return sql`
-      insert into location_dirty (user_id, bucket) values (${user}, ${bucketOf(row)}) on conflict do nothing;
-      insert into location_cell_log (user_id, cx, cy, points) values (${user}, ${cx}, ${cy}, ${sql.raw(sign)}1);`;
-  };
-  const bump = (row: 'new' | 'old') =>
-    sql`insert into location_versions (user_id, version) values (${sql.raw(`${row}.user_id`)}, 1)
-      on conflict (user_id) do update set version = version + 1;`;
   await sql`create trigger locations_history_insert after insert on locations
     begin ${bump('new')} ${effects('new', '+')} end`.execute(db);
   await sql`create trigger locations_history_delete after delete on locations

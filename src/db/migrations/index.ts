@@ -36,6 +36,7 @@ import * as m0043 from './0043_service_connections.ts';
 import * as m0044 from './0044_public_time_zone.ts';
 import * as m0045 from './0045_location_lock_order.ts';
 import * as m0049 from './0049_search_statistics.ts';
+import * as m0050 from './0050_location_batches.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_users': m0001,
@@ -73,4 +74,5 @@ export const migrations: Record<string, Migration> = {
   '0044_public_time_zone': m0044,
   '0045_location_lock_order': m0045,
   '0049_search_statistics': m0049,
+  '0050_location_batches': m0050,
 };
