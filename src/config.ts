@@ -3,7 +3,15 @@ import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { DatabaseOptions } from './db/database.ts';
-import type { S3Settings } from './storage/s3.ts';
+import { boolean, ConfigError, httpUrl, integer, oneOf, read, type Env } from './config.env.ts';
+import { mapOrigins, mapStyle, type MapStyle } from './config.map.ts';
+import { storage, type StorageConfig } from './config.storage.ts';
+
+// The one module callers import: the settings are read in config.env.ts, config.map.ts and
+// config.storage.ts, and what callers use of them is exported from here.
+export { ConfigError } from './config.env.ts';
+export type { MapStyle } from './config.map.ts';
+export type { StorageConfig } from './config.storage.ts';
 
 /** Log levels pino knows, quietest last. */
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
@@ -183,56 +191,6 @@ export interface Config {
   mapOrigins: readonly string[];
 }
 
-/** What the maps draw under the person's points (`WAYPOST_MAP_STYLE`). */
-export type MapStyle =
-  { kind: 'raster'; tiles: string; attribution: string } | { kind: 'style'; url: string } | { kind: 'none' };
-
-/** OpenStreetMap's tile usage policy asks for this attribution on every map that shows its tiles. */
-const OSM_TILES = 'https://tile.openstreetmap.org/{z}/{x}/{y}.png';
-const OSM_ATTRIBUTION = '© OpenStreetMap contributors';
-
-export class ConfigError extends Error {
-  readonly variable: string;
-  constructor(variable: string, problem: string) {
-    super(`${variable}: ${problem}`);
-    this.name = 'ConfigError';
-    this.variable = variable;
-  }
-}
-
-type Env = Record<string, string | undefined>;
-
-function read(env: Env, name: string): string | undefined {
-  const value = env[name]?.trim();
-  return value === '' ? undefined : value;
-}
-
-function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = read(env, name);
-  if (raw === undefined) return fallback;
-  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `expected a whole number, got "${raw}"`);
-  const value = Number(raw);
-  if (value < min || value > max) throw new ConfigError(name, `expected a number from ${min} to ${max}, got ${value}`);
-  return value;
-}
-
-function boolean(env: Env, name: string, fallback: boolean): boolean {
-  const raw = read(env, name)?.toLowerCase();
-  if (raw === undefined) return fallback;
-  if (['true', '1', 'yes', 'on'].includes(raw)) return true;
-  if (['false', '0', 'no', 'off'].includes(raw)) return false;
-  throw new ConfigError(name, `expected true or false, got "${raw}"`);
-}
-
-function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
-  const raw = read(env, name)?.toLowerCase();
-  if (raw === undefined) return fallback;
-  if (!(allowed as readonly string[]).includes(raw)) {
-    throw new ConfigError(name, `expected one of ${allowed.join(', ')}, got "${raw}"`);
-  }
-  return raw as T;
-}
-
 function baseUrl(env: Env, port: number): string {
   const name = 'WAYPOST_BASE_URL';
   const url = httpUrl(name, read(env, name) ?? `http://localhost:${port}`);
@@ -294,74 +252,9 @@ function addressCategories(env: Env): ReadonlySet<AddressCategory> {
   return new Set(names as AddressCategory[]);
 }
 
-function httpUrl(name: string, raw: string): URL {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new ConfigError(name, `expected an absolute http(s) URL, got "${raw}"`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ConfigError(name, `expected an http or https URL, got "${raw}"`);
-  }
-  return url;
-}
-
-function mapStyle(env: Env): MapStyle {
-  const name = 'WAYPOST_MAP_STYLE';
-  const raw = read(env, name) ?? OSM_TILES;
-  if (raw.toLowerCase() === 'none') return { kind: 'none' };
-  // The placeholders are not URL syntax: checked on the template with them filled in.
-  httpUrl(name, raw.replaceAll('{z}', '0').replaceAll('{x}', '0').replaceAll('{y}', '0'));
-  const placeholders = ['{z}', '{x}', '{y}'].filter((p) => raw.includes(p)).length;
-  if (placeholders === 0) return { kind: 'style', url: raw };
-  if (placeholders !== 3) throw new ConfigError(name, 'a raster tile URL needs all of {z}, {x} and {y}');
-  const attribution = read(env, 'WAYPOST_MAP_ATTRIBUTION') ?? (raw === OSM_TILES ? OSM_ATTRIBUTION : '');
-  return { kind: 'raster', tiles: raw, attribution };
-}
-
-function mapOrigins(env: Env, style: MapStyle): string[] {
-  const origins = new Set<string>();
-  if (style.kind === 'raster') origins.add(new URL(style.tiles.replace(/\{[zxy]\}/g, '0')).origin);
-  if (style.kind === 'style') origins.add(new URL(style.url).origin);
-  for (const part of (read(env, 'WAYPOST_MAP_ORIGINS') ?? '').split(',')) {
-    if (part.trim()) origins.add(httpUrl('WAYPOST_MAP_ORIGINS', part.trim()).origin);
-  }
-  return [...origins];
-}
-
 /** Where the configured database is: PostgreSQL at its URL, or SQLite in the data folder. */
 export function databaseOptions(config: Pick<Config, 'databaseUrl' | 'dataDir'>): DatabaseOptions {
   return { url: config.databaseUrl, sqlitePath: join(config.dataDir, 'waypost.db') };
-}
-
-export type StorageConfig = { kind: 'local' } | ({ kind: 's3' } & S3Settings);
-
-function storage(env: Env): StorageConfig {
-  if (oneOf(env, 'WAYPOST_STORAGE', ['local', 's3'], 'local') === 'local') return { kind: 'local' };
-  const bucket = read(env, 'WAYPOST_S3_BUCKET');
-  if (!bucket) throw new ConfigError('WAYPOST_S3_BUCKET', 'is required when WAYPOST_STORAGE is s3');
-  const endpoint = read(env, 'WAYPOST_S3_ENDPOINT');
-  if (endpoint !== undefined) httpUrl('WAYPOST_S3_ENDPOINT', endpoint);
-  const accessKeyId = read(env, 'WAYPOST_S3_ACCESS_KEY_ID');
-  const secretAccessKey = read(env, 'WAYPOST_S3_SECRET_ACCESS_KEY');
-  if ((accessKeyId === undefined) !== (secretAccessKey === undefined)) {
-    throw new ConfigError(
-      accessKeyId === undefined ? 'WAYPOST_S3_ACCESS_KEY_ID' : 'WAYPOST_S3_SECRET_ACCESS_KEY',
-      'set both WAYPOST_S3_ACCESS_KEY_ID and WAYPOST_S3_SECRET_ACCESS_KEY, or neither',
-    );
-  }
-  const prefix = (read(env, 'WAYPOST_S3_PREFIX') ?? '').replace(/^\/+/, '');
-  return {
-    kind: 's3',
-    endpoint,
-    bucket,
-    prefix,
-    region: read(env, 'WAYPOST_S3_REGION') ?? 'us-east-1',
-    accessKeyId,
-    secretAccessKey,
-    forcePathStyle: boolean(env, 'WAYPOST_S3_FORCE_PATH_STYLE', endpoint !== undefined),
-  };
 }
 
 /** Reads and validates the configuration; throws a ConfigError naming the variable at fault. */

@@ -173,6 +173,42 @@ describe('OpenAPI', () => {
     expect(doc.paths['/healthz']?.get).toBeDefined();
   });
 
+  it('documents connecting a service, renewing its secret and the MCP endpoint with the statuses they answer', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json<{
+      paths: Record<
+        string,
+        Record<
+          string,
+          {
+            responses: Record<string, unknown>;
+            requestBody?: { content: Record<string, { schema: { required?: string[] } }> };
+            parameters?: { name: string; in: string }[];
+          }
+        >
+      >;
+    }>();
+    const methods = (path: string) => Object.keys(doc.paths[path] ?? {});
+    const statuses = (path: string, method: string) => Object.keys(doc.paths[path]?.[method]?.responses ?? {});
+
+    expect(methods('/services/connect')).toEqual(['post']);
+    expect(statuses('/services/connect', 'post')).toEqual(['200', '400', '401', '404', '422']);
+    const connect = doc.paths['/services/connect']?.post?.requestBody?.content['application/json']?.schema;
+    expect(connect?.required).toEqual(['type', 'config']);
+
+    expect(methods('/services/{id}/secret')).toEqual(['post']);
+    expect(statuses('/services/{id}/secret', 'post')).toEqual(['200', '400', '401', '404']);
+    expect(doc.paths['/services/{id}/secret']?.post?.parameters?.map((p) => `${p.in} ${p.name}`)).toEqual(['path id']);
+    expect(doc.paths['/services/{id}/secret']?.post?.requestBody).toBeUndefined();
+
+    // GET and DELETE /mcp answer only 405, so the document lists POST alone.
+    expect(methods('/mcp')).toEqual(['post']);
+    expect(statuses('/mcp', 'post')).toEqual(['200', '202', '400', '401', '406', '415', '429']);
+    expect(Object.keys(doc.paths['/mcp']?.post?.requestBody?.content ?? {})).toEqual(['application/json']);
+
+    expect(methods('/.well-known/oauth-protected-resource/mcp')).toEqual(['get']);
+    expect(statuses('/.well-known/oauth-protected-resource/mcp', 'get')).toEqual(['200']);
+  });
+
   it('every operation declares a success response, 401 when it takes a token, 400 when its parameters have rules', async () => {
     const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json<{
       paths: Record<

@@ -8,9 +8,11 @@ import { connectors } from './connectors/index.ts';
 import type { ServiceType } from './connectors/types.ts';
 import { reschedulePolling } from './polling/polls.schedule.ts';
 import { openSecrets, sealSecrets, type SecretKey } from './secrets.ts';
-import { configErrors, missingSecrets, splitSecrets, toService, type ConfigValue } from './services.logic.ts';
+import { configErrors, type ConfigValue } from './services.config.ts';
+import { toService } from './services.logic.ts';
 import * as repo from './services.repo.ts';
 import { REDACTED, type ServiceChange, type Service } from './services.schemas.ts';
+import { missingSecrets, splitSecrets } from './services.secrets.ts';
 
 /** The stored config with the change applied; `changed` names each field whose value changed. */
 function applyConfig(

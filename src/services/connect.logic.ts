@@ -18,7 +18,8 @@ import { connectors } from './connectors/index.ts';
 import type { ServiceType } from './connectors/types.ts';
 import { insertConnection, takeConnection } from './connect.repo.ts';
 import { openSecrets, sealSecrets, type SecretKey } from './secrets.ts';
-import { configErrors, createService, getService } from './services.logic.ts';
+import { configErrors } from './services.config.ts';
+import { createService, getService } from './services.logic.ts';
 import type { Service, ServiceConnect, ServiceConnectStart } from './services.schemas.ts';
 
 /** How long the person has to sign in on their server and come back. */

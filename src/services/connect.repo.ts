@@ -1,6 +1,6 @@
 // All SQL for services being connected through their server's sign-in (migration 0043).
 import type { Db } from '../db/database.ts';
-import type { ServiceConnectionsTable } from '../db/schema.ts';
+import type { ServiceConnectionsTable } from '../db/schema.services.ts';
 
 export type ConnectionRow = ServiceConnectionsTable;
 

@@ -13,7 +13,7 @@ import type { DeliveryPayload } from './deliveries.logic.ts';
 import { DELIVERY_JOB, findDeliveryRow } from './deliveries.repo.ts';
 import { sentPost } from './deliveries.retry.ts';
 import { findServiceRow } from './services.repo.ts';
-import type { EditStatus } from '../db/schema.ts';
+import type { EditStatus } from '../db/schema.services.ts';
 
 export const EDIT_JOB = 'delivery_edit';
 

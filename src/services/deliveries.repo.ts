@@ -1,7 +1,7 @@
 // All SQL for deliveries: one row per (post, service), the state a post's owner sees.
 import type { Db } from '../db/database.ts';
 import { deleteJobs } from '../jobs/jobs.repo.ts';
-import type { DeliveriesTable } from '../db/schema.ts';
+import type { DeliveriesTable } from '../db/schema.services.ts';
 
 export type DeliveryRow = DeliveriesTable;
 

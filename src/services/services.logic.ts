@@ -1,13 +1,12 @@
-// Services and service groups: rows to API objects, per-type config validation, secrets
-// sealed before they are stored and never shown again.
-import { Compile } from 'typebox/compile';
+// Services and service groups: rows to API objects, per-type config validation
+// (services.config.ts), secrets sealed before they are stored and never shown again
+// (services.secrets.ts), what a tracker has received (services.activity.ts).
 import type { Db } from '../db/database.ts';
-import { badRequest, notFound, type FieldError, invalid } from '../core/errors.ts';
+import { badRequest, notFound } from '../core/errors.ts';
 import { randomToken, sha256Hex } from '../lib/crypto.ts';
 import { newId } from '../lib/ids.ts';
 import type { Outbound } from '../lib/ssrf.ts';
-import { localDay, msToSeconds, nowMs } from '../lib/time.ts';
-import { getSettings } from '../settings/settings.logic.ts';
+import { msToSeconds, nowMs } from '../lib/time.ts';
 import { cancelJobs } from '../jobs/jobs.repo.ts';
 import type { TestResult } from './connectors/connector.ts';
 import { connectors } from './connectors/index.ts';
@@ -16,11 +15,11 @@ import { DELIVERY_JOB, cancelPendingDeliveries } from './deliveries.repo.ts';
 import { REDACTED, type NewService, type Service, type ServiceGroup } from './services.schemas.ts';
 import { polls, startPolling, stopPolling } from './polling/polls.schedule.ts';
 import { openSecrets, sealSecrets, type SecretKey } from './secrets.ts';
+import { todayFor, withActivity } from './services.activity.ts';
+import { validateConfig, type ConfigValue } from './services.config.ts';
+import { madeSecrets, missingSecrets, splitSecrets } from './services.secrets.ts';
 import { connectorState } from './services.state.ts';
 import * as repo from './services.repo.ts';
-
-/** A config value: text, a number (minutes, counts) or a switch (Mastodon's `import`). */
-export type ConfigValue = string | number | boolean;
 
 /** Where a tracker's app sends its points (docs/trackers.md). */
 export function ingestUrl(baseUrl: string, serviceId: string): string {
@@ -60,121 +59,12 @@ export function toService(row: repo.ServiceRow, baseUrl: string, missingSecrets:
   };
 }
 
-/**
- * The secret fields a service needs (its schema requires them) and has not stored: a service
- * restored from an export comes back without its secrets (docs/api.md "Changing a service").
- */
-export function missingSecrets(type: ServiceType, secrets: Readonly<Record<string, string>>): string[] {
-  const { secretFields, configSchema } = connectors[type];
-  const required = new Set<string>(configSchema.required ?? []);
-  return secretFields.filter((field) => required.has(field) && !Object.hasOwn(secrets, field));
-}
-
 function withMissing(row: repo.ServiceRow, baseUrl: string, key: SecretKey): Service {
   return toService(row, baseUrl, missingSecrets(row.type as ServiceType, openSecrets(key, row.id, row.secrets)));
 }
 
 function toGroup(row: repo.GroupRow): ServiceGroup {
   return { id: row.id, name: row.name, service_ids: row.service_ids, created_at: msToSeconds(row.created_at) };
-}
-
-const configCheckers = Object.fromEntries(
-  Object.entries(connectors).map(([type, connector]) => [type, Compile(connector.configSchema)]),
-) as Record<ServiceType, ReturnType<typeof Compile>>;
-
-/** The config of `POST /services`, checked against its type's schema; 400 names each field. */
-function validateConfig(type: ServiceType, config: Record<string, unknown>): Record<string, ConfigValue> {
-  const errors = configErrors(type, config);
-  if (errors.length === 0) return config as Record<string, ConfigValue>;
-  throw invalid(`The ${type} configuration is invalid`, errors);
-}
-
-/** A config field's schema, as far as its messages need it. */
-interface FieldRule {
-  type?: string;
-  minLength?: number;
-  maxLength?: number;
-  minimum?: number;
-  maximum?: number;
-  anyOf?: { const?: unknown }[];
-  /** What to say when its pattern does not match (set on the connector's schema). */
-  errorMessage?: string;
-}
-
-/**
- * What is wrong with one field, in the person's words (the page shows it beside the field). A
- * secret's value is never echoed: the message names the rule, not the input.
- */
-function plainMessage(rule: FieldRule | undefined, keyword: string, fallback: string): string {
-  const kinds: Record<string, string> = {
-    integer: 'a whole number',
-    number: 'a number',
-    boolean: 'yes or no',
-    string: 'text',
-  };
-  if (rule?.anyOf) return `must be one of: ${rule.anyOf.map((option) => String(option.const)).join(', ')}`;
-  switch (keyword) {
-    case 'type':
-      return `must be ${kinds[rule?.type ?? ''] ?? 'of another kind'}`;
-    case 'minLength':
-      return rule?.minLength === 1 ? 'cannot be empty' : `must be at least ${rule?.minLength} characters long`;
-    case 'maxLength':
-      return `must be at most ${rule?.maxLength} characters long`;
-    case 'minimum':
-      return `must be at least ${rule?.minimum}`;
-    case 'maximum':
-      return `must be at most ${rule?.maximum}`;
-    case 'pattern':
-      return rule?.errorMessage ?? 'is not in the right form';
-    default:
-      return fallback;
-  }
-}
-
-/** What is wrong with a config of this type, each field as `body/config/<name>`; [] when nothing. */
-export function configErrors(type: ServiceType, config: Record<string, unknown>): FieldError[] {
-  const checker = configCheckers[type];
-  if (checker.Check(config)) return [];
-  const rules = connectors[type].configSchema.properties as Record<string, FieldRule>;
-  const errors: FieldError[] = [];
-  for (const issue of checker.Errors(config)) {
-    const params = issue.params as { requiredProperties?: string[]; additionalProperties?: string[] };
-    if (issue.keyword === 'boolean') continue; // repeated by the additionalProperties issue
-    if (params.requiredProperties) {
-      for (const name of params.requiredProperties)
-        errors.push({ path: `body/config/${name}`, message: 'is required' });
-    } else if (params.additionalProperties) {
-      for (const name of params.additionalProperties) {
-        errors.push({ path: `body/config/${name}`, message: `is not a ${type} setting` });
-      }
-    } else {
-      const field = issue.instancePath.split('/')[1] ?? '';
-      const message = plainMessage(rules[field], issue.keyword, issue.message);
-      errors.push({ path: `body/config${issue.instancePath}`, message });
-    }
-  }
-  // One message a field (a union's options each report, and so may length and pattern).
-  return errors.filter((e, i) => errors.findIndex((f) => f.path === e.path) === i);
-}
-
-/** Fresh values for the secrets Waypost makes (`makeSecrets`) that `given` lacks. */
-function madeSecrets(type: ServiceType, given: Record<string, unknown>): Record<string, string> {
-  const made: Record<string, string> = {};
-  for (const [field, make] of Object.entries(connectors[type].makeSecrets ?? {})) {
-    if (given[field] === undefined) made[field] = make();
-  }
-  return made;
-}
-
-/** A validated config in two: what is stored as it is, and the secrets, sealed before storing. */
-export function splitSecrets(type: ServiceType, config: Record<string, ConfigValue>) {
-  const plain: Record<string, ConfigValue> = {};
-  const secrets: Record<string, string> = {};
-  for (const [field, value] of Object.entries(config)) {
-    if (connectors[type].secretFields.includes(field)) secrets[field] = String(value);
-    else plain[field] = value;
-  }
-  return { plain, secrets };
 }
 
 export async function createService(
@@ -241,24 +131,6 @@ export async function renewSecrets(
   const next: repo.ServiceRow = { ...row, secrets: sealSecrets(key, row.id, secrets), updated_at: nowMs() };
   await repo.updateService(db, next);
   return { ...toService(next, baseUrl, missingSecrets(type, secrets)), generated_secrets: made };
-}
-
-/** Today in the person's time zone (days since 1970-01-01), read only when a tracker is among `rows`. */
-async function todayFor(db: Db, userId: string, rows: readonly repo.ServiceRow[]): Promise<number | undefined> {
-  if (!rows.some((row) => connectors[row.type as ServiceType].ingest)) return undefined;
-  return localDay(nowMs(), (await getSettings(db, userId)).timezone);
-}
-
-/** A tracker's service object with what has arrived (`activity`); any other service as it is. */
-function withActivity(service: Service, row: repo.ServiceRow, today: number | undefined): Service {
-  if (today === undefined || !connectors[row.type as ServiceType].ingest) return service;
-  const lastPointAt = row.last_point_at == null ? null : Number(row.last_point_at);
-  // The counter holds the points of the day it was last written on: another day's count is not today's.
-  const pointsToday = row.points_day != null && Number(row.points_day) === today ? Number(row.points_today ?? 0) : 0;
-  return {
-    ...service,
-    activity: { last_point_at: lastPointAt === null ? null : msToSeconds(lastPointAt), points_today: pointsToday },
-  };
 }
 
 /** The person's services; with `key`, each says which secrets it lacks (`missing_secrets`). */

@@ -1,7 +1,7 @@
 // All SQL for services and service groups. Every query names the owner: another person's
 // service or group is simply not found.
 import type { Db } from '../db/database.ts';
-import type { ServiceGroupsTable, ServicesTable } from '../db/schema.ts';
+import type { ServiceGroupsTable, ServicesTable } from '../db/schema.services.ts';
 import { selectOwned } from '../items/owned.repo.ts';
 
 export type ServiceRow = ServicesTable;

@@ -1,6 +1,6 @@
 // All SQL of polling services: their state, the entries they have shown, the one poll job each.
 import type { Db } from '../../db/database.ts';
-import type { ImportedEntriesTable, ServicePollsTable } from '../../db/schema.ts';
+import type { ImportedEntriesTable, ServicePollsTable } from '../../db/schema.services.ts';
 import { enqueueJobOnce } from '../../jobs/jobs.repo.ts';
 
 export type PollRow = ServicePollsTable;
