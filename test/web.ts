@@ -5,10 +5,14 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContextOptions, type Page } from 'playwright-core';
 import sharp from 'sharp';
+import { afterAll, beforeAll, expect } from 'vitest';
+import type { Permission } from '../src/core/permissions.ts';
 import { createJobRunner } from '../src/job-runner.ts';
+import { createTestUser, type TestApp } from './helpers.ts';
 import { listeningTestApp } from './server.ts';
+import { tokenFor } from './tokens.ts';
 
 export const CHROMIUM = {
   executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
@@ -49,11 +53,123 @@ export async function signInThroughPage(page: Page, baseUrl: string, username: s
   await Promise.all([page.waitForURL(`${baseUrl}/`), page.getByRole('button', { name: 'Sign in' }).click()]);
 }
 
+/** Someone who signs in with a password. */
+export interface Person {
+  id: string;
+  username: string;
+  password: string;
+}
+
+export interface SignedInOptions {
+  /** Who signs in: the file's own person (`browserTest`'s `person` option) by default. */
+  as?: { username: string; password: string };
+  /** The new browser context's options: its viewport, colour scheme, scripts. */
+  context?: BrowserContextOptions;
+  /** Accepts every `confirm()` the page asks (Delete, Disconnect), from the start. */
+  acceptDialogs?: boolean;
+  /** Where to go once signed in (signing in lands on the timeline). */
+  path?: string;
+}
+
+/** A browser test file's app (its fields copied in before the file's first test), Chromium and a person. */
+export type BrowserTest<App, Servers = object> = App &
+  Servers & {
+    browser: Browser;
+    /** The file's own person: there only with `browserTest`'s `person` option. */
+    person: Person;
+    /** A page in a context of its own, signed in through the sign-in form. */
+    signedIn(options?: SignedInOptions): Promise<Page>;
+  };
+
+export interface BrowserTestOptions<Servers> {
+  /** A person of the file's own: `true`, or createTestUser's overrides. */
+  person?: true | Parameters<typeof createTestUser>[1];
+  /** Servers the file's tests talk to (a webhook receiver, a fake Mastodon), each under its name, started before the app. */
+  servers?: { [K in keyof Servers]: () => Promise<Servers[K] & { close(): Promise<void> }> };
+}
+
+/**
+ * The setup a browser test file shares: before its tests, its `servers`, the app `start` makes,
+ * Debian's Chromium and (with `person`) a person of the file's own; after them, all closed. Call
+ * it at the top of the file: what it returns takes the app's fields (`app`, `database`,
+ * `baseUrl`…) and the servers once they are up, so it serves as the test app.
+ */
+export function browserTest<App extends TestApp & { baseUrl: string }, Servers = object>(
+  start: () => Promise<App>,
+  options: BrowserTestOptions<Servers> = {},
+): BrowserTest<App, Servers> {
+  let app: App | undefined;
+  const servers: { close(): Promise<void> }[] = [];
+  const t = {
+    async signedIn({ as, context, acceptDialogs, path }: SignedInOptions = {}): Promise<Page> {
+      const page = await (await t.browser.newContext(context)).newPage();
+      if (acceptDialogs) page.on('dialog', (dialog) => void dialog.accept());
+      const who = as ?? t.person;
+      if (!who) throw new Error('signedIn: whom? browserTest was given no person, and signedIn no `as`');
+      await signInThroughPage(page, t.baseUrl, who.username, who.password);
+      if (path !== undefined) await page.goto(`${t.baseUrl}${path}`);
+      return page;
+    },
+  } as BrowserTest<App, Servers>;
+  beforeAll(async () => {
+    for (const [name, startServer] of Object.entries(options.servers ?? {})) {
+      const server = await (startServer as () => Promise<{ close(): Promise<void> }>)();
+      servers.push(server);
+      Object.assign(t, { [name]: server });
+    }
+    app = await start();
+    Object.assign(t, app);
+    t.browser = await launchChromium();
+    if (options.person) {
+      t.person = await createTestUser(t.database, options.person === true ? {} : options.person);
+    }
+  });
+  afterAll(async () => {
+    await t.browser?.close();
+    await app?.close();
+    for (const server of servers) await server.close();
+  });
+  return t;
+}
+
+/**
+ * A new person, an access token of theirs with `permissions`, and `call`, which POSTs a JSON
+ * body to the API with that token, expects an answer under 300 and gives its `id`.
+ */
+export async function personWithApi(t: TestApp, permissions: Permission[]) {
+  const user = await createTestUser(t.database);
+  const token = await tokenFor(t, user, permissions);
+  const call = async (url: string, payload: object) => {
+    const response = await t.app.inject({
+      method: 'POST',
+      url,
+      headers: { authorization: `Bearer ${token}` },
+      payload,
+    });
+    expect(response.statusCode).toBeLessThan(300);
+    return response.json<{ id: string }>();
+  };
+  return { user, token, call };
+}
+
 /** Every axe-core violation on the page, of any impact, as `rule (targets)` lines. */
 export async function axeViolations(page: Page): Promise<string[]> {
   const { default: AxeBuilder } = await import('@axe-core/playwright');
   const { violations } = await new AxeBuilder({ page }).analyze();
   return violations.map((v) => `${v.id} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
+}
+
+/** axeViolations in light and in dark, each at 360 and at 1280 px, each line led by `scheme width:`. */
+export async function axeViolationsLightDark(page: Page): Promise<string[]> {
+  const found: string[] = [];
+  for (const colorScheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme });
+    for (const width of [360, 1280]) {
+      await page.setViewportSize({ width, height: 900 });
+      found.push(...(await axeViolations(page)).map((line) => `${colorScheme} ${width}: ${line}`));
+    }
+  }
+  return found;
 }
 
 /** A photo-like JPEG: sky, hills and a sun. */

@@ -2,45 +2,21 @@
 // new text on the page, and the edit arriving at a loopback Mastodon-compatible server
 // (test/protocols.ts), the delivery then saying so; axe-core at 360 and 1280 px with the form open.
 import AxeBuilder from '@axe-core/playwright';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestUser } from '../../test/helpers.ts';
-import { startMastodon, type FakeMastodon } from '../../test/protocols.ts';
-import { tokenFor } from '../../test/tokens.ts';
-import { launchChromium, signInThroughPage, webTestApp } from '../../test/web.ts';
+import { describe, expect, it } from 'vitest';
+import { startMastodon } from '../../test/protocols.ts';
+import { browserTest, personWithApi, webTestApp } from '../../test/web.ts';
 
 const WAIT = { timeout: 20_000, interval: 100 };
 const MASTODON_TOKEN = 'mastodon-token-3';
 
-let t: Awaited<ReturnType<typeof webTestApp>>;
-let browser: Browser;
-let mastodon: FakeMastodon;
-
-beforeAll(async () => {
-  t = await webTestApp({ WAYPOST_OUTBOUND_ALLOW: 'loopback' });
-  browser = await launchChromium();
-  mastodon = await startMastodon(MASTODON_TOKEN, { maxCharacters: 500 });
-});
-afterAll(async () => {
-  await browser?.close();
-  await mastodon?.close();
-  await t?.close();
+const t = browserTest(() => webTestApp({ WAYPOST_OUTBOUND_ALLOW: 'loopback' }), {
+  servers: { mastodon: () => startMastodon(MASTODON_TOKEN, { maxCharacters: 500 }) },
 });
 
 describe("a post's text, edited on the timeline", () => {
   it('reaches Mastodon as an edit, and the delivery says so', async () => {
-    const user = await createTestUser(t.database);
-    const token = await tokenFor(t, user, ['create_service', 'manage_groups', 'create_post']);
-    const call = async (url: string, payload: object) => {
-      const response = await t.app.inject({
-        method: 'POST',
-        url,
-        headers: { authorization: `Bearer ${token}` },
-        payload,
-      });
-      expect(response.statusCode).toBeLessThan(300);
-      return response.json<{ id: string }>();
-    };
+    const { mastodon } = t;
+    const { user, call } = await personWithApi(t, ['create_service', 'manage_groups', 'create_post']);
     const service = await call('/services', {
       type: 'mastodon',
       name: 'Mastodon',
@@ -57,8 +33,7 @@ describe("a post's text, edited on the timeline", () => {
     await expect.poll(async () => (await delivery())?.status, WAIT).toBe('delivered');
     const statusId = (await delivery())!.remote_id!;
 
-    const page = await (await browser.newContext()).newPage();
-    await signInThroughPage(page, t.baseUrl, user.username, user.password);
+    const page = await t.signedIn({ as: user });
     await page.goto(`${t.baseUrl}/`);
     const card = page.locator(`#post-${post.id}`);
     await card.getByText('Edit the text').click();

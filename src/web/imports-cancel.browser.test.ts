@@ -2,29 +2,16 @@
 // web app"): an upload stopped half-way offers "Try again", which sends the file whole and the
 // import runs; an import cancelled from the page while it runs (held after its first batch) goes,
 // with every point it had stored.
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestUser } from '../../test/helpers.ts';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { drain, importWorker } from '../../test/imports.ts';
 import { listeningTestApp } from '../../test/server.ts';
 import { tokenFor } from '../../test/tokens.ts';
-import { launchChromium, signInThroughPage } from '../../test/web.ts';
+import { browserTest } from '../../test/web.ts';
 
 const WAIT = { timeout: 30_000, interval: 100 };
 
-let t: Awaited<ReturnType<typeof listeningTestApp>>;
-let browser: Browser;
-let person: { id: string; username: string; password: string };
-
-beforeAll(async () => {
-  t = await listeningTestApp({ env: { WAYPOST_MAP_STYLE: 'none' } });
-  browser = await launchChromium();
-  person = await createTestUser(t.database);
-});
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
+const t = browserTest(() => listeningTestApp({ env: { WAYPOST_MAP_STYLE: 'none' } }), { person: true });
 
 /** A GPX track of `count` timed points a minute apart, starting `offset` minutes into 3 June 2019. */
 function gpx(count: number, offset = 0): string {
@@ -35,13 +22,8 @@ function gpx(count: number, offset = 0): string {
   return `<?xml version="1.0"?><gpx version="1.1" creator="test" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>${points}</trkseg></trk></gpx>`;
 }
 
-async function imports(): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  const page = await context.newPage();
-  await signInThroughPage(page, t.baseUrl, person.username, person.password);
-  await page.goto(`${t.baseUrl}/app/imports`);
-  return page;
-}
+const imports = (): Promise<Page> =>
+  t.signedIn({ context: { viewport: { width: 1280, height: 900 } }, path: '/app/imports' });
 
 async function pick(page: Page, name: string, content: string) {
   await page.getByLabel('Choose a file, or drop it here').setInputFiles({
@@ -55,7 +37,7 @@ const card = (page: Page, filename: string) =>
   page.locator('#imports li', { has: page.locator('h3', { hasText: filename }) });
 
 async function storedPoints(): Promise<number> {
-  const token = await tokenFor(t, person, ['get_private_scope']);
+  const token = await tokenFor(t, t.person, ['get_private_scope']);
   const response = await t.app.inject({
     method: 'GET',
     url: '/locations/private?count=1000',
@@ -129,7 +111,7 @@ describe('the Imports page, the worker in the hands of the test', () => {
     await run;
     expect(batches).toBe(1);
     expect(await storedPoints()).toBe(before);
-    const token = await tokenFor(t, person, ['write_locations']);
+    const token = await tokenFor(t, t.person, ['write_locations']);
     const listed = await t.app.inject({
       method: 'GET',
       url: '/imports',

@@ -4,27 +4,15 @@
 // with "Try again", a file in no format refused beside the field, one import undone after its
 // confirmation; axe-core at 360 and 1280 px, light and dark, with zero violations.
 import AxeBuilder from '@axe-core/playwright';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { createTestUser } from '../../test/helpers.ts';
 import { tokenFor } from '../../test/tokens.ts';
-import { launchChromium, signInThroughPage, webTestApp } from '../../test/web.ts';
+import { browserTest, webTestApp } from '../../test/web.ts';
 
 const WAIT = { timeout: 30_000, interval: 100 };
 
-let t: Awaited<ReturnType<typeof webTestApp>>;
-let browser: Browser;
-let person: { id: string; username: string; password: string };
-
-beforeAll(async () => {
-  t = await webTestApp({ WAYPOST_MAP_STYLE: 'none' });
-  browser = await launchChromium();
-  person = await createTestUser(t.database);
-});
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
+const t = browserTest(() => webTestApp({ WAYPOST_MAP_STYLE: 'none' }), { person: true });
 
 const T0 = Date.UTC(2019, 5, 3, 8, 0, 0);
 const iso = (minutes: number) => new Date(T0 + minutes * 60_000).toISOString();
@@ -54,12 +42,8 @@ const RECORDS = JSON.stringify({
   ],
 });
 
-async function signedIn(width: number, colorScheme: 'light' | 'dark' = 'light'): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width, height: 900 }, colorScheme });
-  const page = await context.newPage();
-  await signInThroughPage(page, t.baseUrl, person.username, person.password);
-  return page;
-}
+const signedIn = (width: number, colorScheme: 'light' | 'dark' = 'light'): Promise<Page> =>
+  t.signedIn({ context: { viewport: { width, height: 900 }, colorScheme } });
 
 /** The card of an import, by its file name. */
 const card = (page: Page, filename: string) =>
@@ -80,7 +64,7 @@ async function pick(page: Page, name: string, content: string) {
 }
 
 async function storedPoints(): Promise<number> {
-  const token = await tokenFor(t, person, ['get_private_scope']);
+  const token = await tokenFor(t, t.person, ['get_private_scope']);
   const response = await t.app.inject({
     method: 'GET',
     url: '/locations/private?count=1000',

@@ -2,36 +2,18 @@
 // names the current page and opens, by pointer or keyboard, a list where every section is on
 // screen at once; on a desktop every entry in the bar with no button. axe-core finds nothing, of
 // any impact, at either width, menu open and closed.
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestUser } from '../../test/helpers.ts';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { listeningTestApp } from '../../test/server.ts';
-import { axeViolations, launchChromium, signInThroughPage } from '../../test/web.ts';
+import { axeViolations, browserTest } from '../../test/web.ts';
 
 const SHOTS = process.env.WAYPOST_SHOTS_DIR;
 
-let t: Awaited<ReturnType<typeof listeningTestApp>>;
-let browser: Browser;
-let person: { id: string; username: string; password: string };
-
-beforeAll(async () => {
-  t = await listeningTestApp({ env: { WAYPOST_MAP_STYLE: 'none' } });
-  browser = await launchChromium();
-  person = await createTestUser(t.database);
-});
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
+const t = browserTest(() => listeningTestApp({ env: { WAYPOST_MAP_STYLE: 'none' } }), { person: true });
 
 const SECTIONS = ['Timeline', 'Compose', 'Map', 'Year', 'Media', 'Services', 'Views', 'Trackers', 'Settings', 'Apps'];
 
-async function signedIn(width: number): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width, height: 740 } });
-  const page = await context.newPage();
-  await signInThroughPage(page, t.baseUrl, person.username, person.password);
-  return page;
-}
+const signedIn = (width: number): Promise<Page> => t.signedIn({ context: { viewport: { width, height: 740 } } });
 
 const pages = (page: Page) => page.getByRole('navigation', { name: 'Pages' });
 const menuButton = (page: Page) => page.locator('details.menu > summary');

@@ -4,65 +4,32 @@
 // page sends it again and the page then says delivered with a link to it; the text is edited and
 // the post deleted from the page. axe-core on the post page and the timeline at 360 and 1280 px,
 // light and dark: no violation of any impact.
-import AxeBuilder from '@axe-core/playwright';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createTestUser } from '../../test/helpers.ts';
 import { uploadMedium } from '../../test/media.ts';
-import { startReceiver, type Receiver } from '../../test/receivers.ts';
+import { startReceiver } from '../../test/receivers.ts';
 import { tokenFor } from '../../test/tokens.ts';
-import { demoPhoto, launchChromium, signInThroughPage, webTestApp } from '../../test/web.ts';
+import { axeViolationsLightDark, browserTest, demoPhoto, personWithApi, webTestApp } from '../../test/web.ts';
 
 const WAIT = { timeout: 20_000, interval: 100 };
 const SECRET = `whsec_${Buffer.alloc(24, 4).toString('base64')}`;
 
-let t: Awaited<ReturnType<typeof webTestApp>>;
-let browser: Browser;
-let receiver: Receiver;
-
-beforeAll(async () => {
-  receiver = await startReceiver();
-  // One attempt: an answer of 500 fails the delivery at once instead of waiting for a retry.
-  t = await webTestApp({ WAYPOST_DELIVERY_MAX_ATTEMPTS: '1' });
-  browser = await launchChromium();
+// One attempt: an answer of 500 fails the delivery at once instead of waiting for a retry.
+const t = browserTest(() => webTestApp({ WAYPOST_DELIVERY_MAX_ATTEMPTS: '1' }), {
+  servers: { receiver: startReceiver },
 });
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-  await receiver?.close();
-});
-
-async function violations(page: Page): Promise<string[]> {
-  const found: string[] = [];
-  for (const colorScheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme });
-    for (const width of [360, 1280]) {
-      await page.setViewportSize({ width, height: 900 });
-      const { violations: list } = await new AxeBuilder({ page }).analyze();
-      for (const v of list) {
-        found.push(`${colorScheme} ${width}: ${v.id} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
-      }
-    }
-  }
-  return found;
-}
 
 describe("a failed delivery on the timeline and on the post's page", () => {
   it('shows the error and Retry in both places; Retry delivers it; the page edits and deletes the post', async () => {
+    const { receiver } = t;
     receiver.answer = (_request, response) =>
       response.writeHead(500, { 'content-type': 'text/plain' }).end('Internal trouble');
-    const user = await createTestUser(t.database);
-    const token = await tokenFor(t, user, ['create_service', 'manage_groups', 'create_post', 'upload_media']);
-    const call = async (url: string, payload: object) => {
-      const response = await t.app.inject({
-        method: 'POST',
-        url,
-        headers: { authorization: `Bearer ${token}` },
-        payload,
-      });
-      expect(response.statusCode).toBeLessThan(300);
-      return response.json<{ id: string }>();
-    };
+    const { user, token, call } = await personWithApi(t, [
+      'create_service',
+      'manage_groups',
+      'create_post',
+      'upload_media',
+    ]);
     const service = await call('/services', {
       type: 'webhook',
       name: 'Home hook',
@@ -88,15 +55,13 @@ describe("a failed delivery on the timeline and on the post's page", () => {
         .executeTakeFirst();
     await expect.poll(delivery, WAIT).toEqual({ status: 'failed', attempts: 1, last_error: error });
 
-    const page = await (await browser.newContext()).newPage();
-    page.on('dialog', (dialog) => void dialog.accept());
-    await signInThroughPage(page, t.baseUrl, user.username, user.password);
+    const page = await t.signedIn({ as: user, acceptDialogs: true });
     const card = page.locator(`#post-${post.id}`);
     expect((await card.locator('.deliveries').innerText()).replace(/\s+/g, ' ').trim()).toBe(
       `Deliveries: Home hook: failed (${error})`,
     );
     expect(await card.getByRole('button', { name: 'Retry Home hook' }).isVisible()).toBe(true);
-    expect(await violations(page)).toEqual([]);
+    expect(await axeViolationsLightDark(page)).toEqual([]);
 
     // The post's own page, from its card.
     await Promise.all([page.waitForURL(`${t.baseUrl}/app/posts/${post.id}`), card.locator('.meta a').first().click()]);
@@ -111,7 +76,7 @@ describe("a failed delivery on the timeline and on the post's page", () => {
       `Home hook: failed (${error})`,
     );
     expect(await entry.locator('.meta').innerText()).toMatch(/^1 try · last change \d{4}-\d\d-\d\d \d\d:\d\d$/);
-    expect(await violations(page)).toEqual([]);
+    expect(await axeViolationsLightDark(page)).toEqual([]);
     await page.screenshot({ path: '/tmp/waypost-post-page-360-dark.png', fullPage: true });
 
     // Retry from the page: the target now takes it, and the page says so with a link to it.
@@ -157,8 +122,7 @@ describe("a failed delivery on the timeline and on the post's page", () => {
       payload: { text: 'Mine', groups: [], scope: 'public' },
     });
     const other = await createTestUser(t.database);
-    const page = await (await browser.newContext()).newPage();
-    await signInThroughPage(page, t.baseUrl, other.username, other.password);
+    const page = await t.signedIn({ as: other });
     const answer = await page.goto(`${t.baseUrl}/app/posts/${made.json<{ id: string }>().id}`);
     expect(answer?.status()).toBe(404);
     expect(await page.locator('.error').textContent()).toBe('No such post.');

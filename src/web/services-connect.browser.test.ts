@@ -4,59 +4,26 @@
 // Waypost and shown once (it signs the test event; gone after the page reloads; a new one on
 // request); labels and help in plain words, Bluesky's app passwords explained with a link;
 // errors in words beside their field. axe-core at 360 and 1280 px, light and dark.
-import AxeBuilder from '@axe-core/playwright';
 import { Webhook } from 'standardwebhooks';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { createTestUser } from '../../test/helpers.ts';
-import { startMastodon, type FakeMastodon } from '../../test/protocols.ts';
-import { startReceiver, type Receiver } from '../../test/receivers.ts';
-import { launchChromium, signInThroughPage, webTestApp } from '../../test/web.ts';
+import { startMastodon } from '../../test/protocols.ts';
+import { startReceiver } from '../../test/receivers.ts';
+import { axeViolationsLightDark, browserTest, webTestApp } from '../../test/web.ts';
 import { openSecrets, secretsKey } from '../services/secrets.ts';
 
 const WAIT = { timeout: 20_000, interval: 100 };
 const MASTODON_TOKEN = 'token-given-by-the-server';
 
-let t: Awaited<ReturnType<typeof webTestApp>>;
-let browser: Browser;
-let mastodon: FakeMastodon;
-let receiver: Receiver;
-
-beforeAll(async () => {
-  t = await webTestApp({ WAYPOST_OUTBOUND_ALLOW: 'loopback' });
-  browser = await launchChromium();
-  mastodon = await startMastodon(MASTODON_TOKEN);
-  receiver = await startReceiver();
-});
-afterAll(async () => {
-  await browser?.close();
-  await mastodon?.close();
-  await receiver?.close();
-  await t?.close();
+const t = browserTest(() => webTestApp({ WAYPOST_OUTBOUND_ALLOW: 'loopback' }), {
+  servers: { mastodon: () => startMastodon(MASTODON_TOKEN), receiver: startReceiver },
 });
 
+/** A new person, signed in on the Services page, every confirm() accepted. */
 async function signedIn(): Promise<Page> {
   const user = await createTestUser(t.database);
-  const page = await (await browser.newContext()).newPage();
-  page.on('dialog', (dialog) => void dialog.accept());
-  await signInThroughPage(page, t.baseUrl, user.username, user.password);
-  await page.goto(`${t.baseUrl}/app/services`);
-  return page;
-}
-
-async function violations(page: Page): Promise<string[]> {
-  const found: string[] = [];
-  for (const colorScheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme });
-    for (const width of [360, 1280]) {
-      await page.setViewportSize({ width, height: 900 });
-      const { violations: list } = await new AxeBuilder({ page }).analyze();
-      for (const v of list) {
-        found.push(`${colorScheme} ${width}: ${v.id} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
-      }
-    }
-  }
-  return found;
+  return t.signedIn({ as: user, acceptDialogs: true, path: '/app/services' });
 }
 
 const serviceRows = () => t.database.db.selectFrom('services').selectAll().where('type', '=', 'mastodon').execute();
@@ -73,30 +40,30 @@ describe('connecting Mastodon from the Services page', () => {
       .poll(() => page.locator('.field-error').allTextContents(), WAIT)
       .toEqual(['must be the address of your server, like mastodon.social']);
     expect(await server.getAttribute('aria-invalid')).toBe('true');
-    expect(await violations(page)).toEqual([]);
+    expect(await axeViolationsLightDark(page)).toEqual([]);
 
-    await server.fill(mastodon.url);
+    await server.fill(t.mastodon.url);
     await Promise.all([
-      page.waitForURL((url) => url.href.startsWith(`${mastodon.url}/oauth/authorize?`)),
+      page.waitForURL((url) => url.href.startsWith(`${t.mastodon.url}/oauth/authorize?`)),
       page.getByRole('button', { name: 'Connect with Mastodon' }).click(),
     ]);
     expect(await page.locator('h1').textContent()).toBe('Authorize Waypost?');
-    expect(mastodon.apps.map((app) => [app.client_name, app.redirect_uris])).toEqual([
+    expect(t.mastodon.apps.map((app) => [app.client_name, app.redirect_uris])).toEqual([
       ['Waypost', `${t.baseUrl}/app/services/connected`],
     ]);
-    expect(mastodon.authorizations[0]).toMatchObject({ code_challenge_method: 'S256', client_id: 'client-1' });
+    expect(t.mastodon.authorizations[0]).toMatchObject({ code_challenge_method: 'S256', client_id: 'client-1' });
 
     await Promise.all([
       page.waitForURL((url) => url.href.startsWith(`${t.baseUrl}/app/services?connected=`)),
       page.getByRole('button', { name: 'Authorize' }).click(),
     ]);
     const [row] = await serviceRows();
-    expect(row).toMatchObject({ name: `@alice@${new URL(mastodon.url).host}`, enabled: 1 });
+    expect(row).toMatchObject({ name: `@alice@${new URL(t.mastodon.url).host}`, enabled: 1 });
     expect(openSecrets(secretsKey(t.config.secretKey), row!.id, row!.secrets)).toEqual({
       access_token: MASTODON_TOKEN,
     });
     const card = page.locator(`[data-service="${row!.id}"]`);
-    expect(await card.locator('h3').innerText()).toBe(`@alice@${new URL(mastodon.url).host} Mastodon`);
+    expect(await card.locator('h3').innerText()).toBe(`@alice@${new URL(t.mastodon.url).host} Mastodon`);
     expect(await card.locator('.notice').innerText()).toContain('Connected.');
     expect(await page.content()).not.toContain(MASTODON_TOKEN);
     // Its Test signs in with the stored token.
@@ -105,7 +72,7 @@ describe('connecting Mastodon from the Services page', () => {
       .poll(() => card.locator('.test-result').textContent(), WAIT)
       .toBe('Test sent: the service answered 200.');
     expect(await card.getByRole('button', { name: /^Sign in again on Mastodon/ }).isVisible()).toBe(true);
-    expect(await violations(page)).toEqual([]);
+    expect(await axeViolationsLightDark(page)).toEqual([]);
     await page.screenshot({ path: '/tmp/waypost-services-connected-360.png', fullPage: true });
   }, 120_000);
 });
@@ -123,21 +90,21 @@ describe("a webhook's signing secret, made by Waypost", () => {
     await expect
       .poll(() => page.locator('.field-error').allTextContents(), WAIT)
       .toEqual(['must be a web address starting with https:// (or http://)']);
-    await page.getByLabel('Address that receives your posts').fill(`${receiver.url}/hook`);
+    await page.getByLabel('Address that receives your posts').fill(`${t.receiver.url}/hook`);
     await page.getByRole('button', { name: 'Add Webhook' }).click();
     const shown = page.locator('.secret-once code');
     await expect.poll(() => shown.textContent(), WAIT).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     const secret = (await shown.textContent())!;
     expect(await page.locator('.secret-once').innerText()).toContain('shown this once');
-    expect(await violations(page)).toEqual([]);
+    expect(await axeViolationsLightDark(page)).toEqual([]);
     await page.screenshot({ path: '/tmp/waypost-services-secret-1280-dark.png', fullPage: true });
 
     await Promise.all([page.waitForEvent('load'), page.getByRole('link', { name: 'Done: show my services' }).click()]);
     expect(await page.content()).not.toContain(secret.slice(6));
     const card = page.locator('[data-service]', { hasText: 'My site' });
     await card.getByRole('button', { name: 'Test My site' }).click();
-    await receiver.seen(1);
-    const event = receiver.received[0]!;
+    await t.receiver.seen(1);
+    const event = t.receiver.received[0]!;
     expect(() => new Webhook(secret).verify(event.body, event.headers as Record<string, string>)).not.toThrow();
 
     await card.getByRole('button', { name: 'New signing secret for My site' }).click();
@@ -166,7 +133,7 @@ describe('the forms, in plain words', () => {
     // The Mastodon form asks for the server, never for a token.
     const connect = page.locator('details.add-service', { hasText: 'Connect a Mastodon account' });
     expect(await connect.locator('input[type="password"]').count()).toBe(0);
-    expect(await violations(page)).toEqual([]);
+    expect(await axeViolationsLightDark(page)).toEqual([]);
     await page.emulateMedia({ colorScheme: 'light' });
     await page.screenshot({ path: '/tmp/waypost-services-forms-1280.png', fullPage: true });
   }, 120_000);

@@ -1,43 +1,19 @@
 // What the pages say when the outbound rules refuse a target, in Chromium: the Services page's
 // Test button shows the API's answer (`ok: false` and why), and a delivery the rules refused is
 // failed at once, with its error and Retry beside it on the timeline and on the post's page.
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestUser } from '../../test/helpers.ts';
-import { tokenFor } from '../../test/tokens.ts';
-import { launchChromium, signInThroughPage, webTestApp } from '../../test/web.ts';
+import { describe, expect, it } from 'vitest';
+import { browserTest, personWithApi, webTestApp } from '../../test/web.ts';
 
 const WAIT = { timeout: 20_000, interval: 100 };
 const SECRET = `whsec_${Buffer.alloc(24, 3).toString('base64')}`;
 const REFUSAL = 'refused to connect to 127.0.0.1: the address is not allowed (see WAYPOST_OUTBOUND_ALLOW)';
 
-let t: Awaited<ReturnType<typeof webTestApp>>;
-let browser: Browser;
-
-beforeAll(async () => {
-  // Private addresses allowed, loopback not: a webhook on 127.0.0.1 is refused.
-  t = await webTestApp({ WAYPOST_OUTBOUND_ALLOW: 'private' });
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
+// Private addresses allowed, loopback not: a webhook on 127.0.0.1 is refused.
+const t = browserTest(() => webTestApp({ WAYPOST_OUTBOUND_ALLOW: 'private' }));
 
 describe('a webhook the outbound rules refuse', () => {
   it('Test shows the refusal, and a post’s delivery is failed with the refusal on the timeline', async () => {
-    const user = await createTestUser(t.database);
-    const token = await tokenFor(t, user, ['create_service', 'manage_groups', 'create_post']);
-    const call = async (url: string, payload: object) => {
-      const response = await t.app.inject({
-        method: 'POST',
-        url,
-        headers: { authorization: `Bearer ${token}` },
-        payload,
-      });
-      expect(response.statusCode).toBeLessThan(300);
-      return response.json<{ id: string }>();
-    };
+    const { user, call } = await personWithApi(t, ['create_service', 'manage_groups', 'create_post']);
     const service = await call('/services', {
       type: 'webhook',
       name: 'Home server',
@@ -45,9 +21,7 @@ describe('a webhook the outbound rules refuse', () => {
     });
     const group = await call('/services/groups', { name: 'Home', service_ids: [service.id] });
 
-    const page = await (await browser.newContext()).newPage();
-    await signInThroughPage(page, t.baseUrl, user.username, user.password);
-    await page.goto(`${t.baseUrl}/app/services`);
+    const page = await t.signedIn({ as: user, path: '/app/services' });
     const card = page.locator(`[data-service="${service.id}"]`);
     const [answer] = await Promise.all([
       page.waitForResponse((r) => r.url().endsWith(`/services/${service.id}/test`)),

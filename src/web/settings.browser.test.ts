@@ -3,43 +3,30 @@
 // effect on the public GeoJSON; a server error beside the field; the zones by keyboard alone;
 // the precision preview computed by the server's own rounding; axe at desktop and phone width.
 import AxeBuilder from '@axe-core/playwright';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { roundPoint } from '../privacy/precision.ts';
-import { createTestUser } from '../../test/helpers.ts';
 import { insertItems } from '../../test/items.ts';
 import { listeningTestApp } from '../../test/server.ts';
-import { launchChromium, signInThroughPage } from '../../test/web.ts';
+import { browserTest } from '../../test/web.ts';
 
 const WAIT = { timeout: 20_000, interval: 100 };
 const HOME = { lat: 52.52, lon: 13.405 };
 const AWAY = { lat: 48.85, lon: 2.29 };
 const SHOTS = process.env.WAYPOST_SHOTS_DIR;
 
-let t: Awaited<ReturnType<typeof listeningTestApp>>;
-let browser: Browser;
-let person: { id: string; username: string; password: string };
+const t = browserTest(() => listeningTestApp({ env: { WAYPOST_MAP_STYLE: 'none' } }), { person: true });
 
 beforeAll(async () => {
-  t = await listeningTestApp({ env: { WAYPOST_MAP_STYLE: 'none' } });
-  browser = await launchChromium();
-  person = await createTestUser(t.database);
   // The latest point is at home, where the zone map opens; another one far away.
-  await insertItems(t.database, 'locations', person.id, [
+  await insertItems(t.database, 'locations', t.person.id, [
     { scope: 'public', ...AWAY, time: 1_700_000_000_000 },
     { scope: 'public', ...HOME, time: 1_700_000_600_000 },
   ]);
 });
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
 
 async function settings(width = 1280): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width, height: 900 } });
-  const page = await context.newPage();
-  await signInThroughPage(page, t.baseUrl, person.username, person.password);
-  await page.goto(`${t.baseUrl}/app/settings`);
+  const page = await t.signedIn({ context: { viewport: { width, height: 900 } }, path: '/app/settings' });
   for (const id of ['zones-map', 'precision-map']) {
     await expect.poll(() => page.locator(`#${id}`).getAttribute('data-map-state'), WAIT).toBe('ready');
   }
@@ -55,7 +42,7 @@ async function mapBox(page: Page) {
 
 /** What a stranger reads: the public GeoJSON's coordinates. */
 async function publicPlaces(): Promise<number[][]> {
-  const response = await fetch(`${t.baseUrl}/locations/public/${person.username}`, {
+  const response = await fetch(`${t.baseUrl}/locations/public/${t.person.username}`, {
     headers: { accept: 'application/geo+json' },
   });
   expect(response.status).toBe(200);

@@ -7,13 +7,12 @@
 // with zero violations, on these pages and on Settings.
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestUser } from '../../test/helpers.ts';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { gpsPhoto, uploadMedium } from '../../test/media.ts';
 import { listeningTestApp } from '../../test/server.ts';
 import { tokenFor } from '../../test/tokens.ts';
-import { axeViolations, demoPhoto, launchChromium, signInThroughPage } from '../../test/web.ts';
+import { axeViolationsLightDark, browserTest, demoPhoto } from '../../test/web.ts';
 import { roundPoint } from '../privacy/precision.ts';
 
 const WAIT = { timeout: 20_000, interval: 100 };
@@ -21,18 +20,15 @@ const WAIT = { timeout: 20_000, interval: 100 };
 const TAKEN = { lat: 52.52, lon: 13.405 };
 const ZURICH = { lat: 47.371234, lon: 8.538765 };
 
-let t: Awaited<ReturnType<typeof listeningTestApp>>;
-let browser: Browser;
-let person: { id: string; username: string; password: string };
+const t = browserTest(() => listeningTestApp({ env: { WAYPOST_MAP_STYLE: 'none' } }), {
+  person: { displayName: 'Robin' },
+});
 /** The photos, oldest first: public, public with its GPS, private. */
 let photos: string[];
 let original: Buffer;
 
 beforeAll(async () => {
-  t = await listeningTestApp({ env: { WAYPOST_MAP_STYLE: 'none' } });
-  browser = await launchChromium();
-  person = await createTestUser(t.database, { displayName: 'Robin' });
-  const token = await tokenFor(t, person, ['create_post', 'upload_media', 'update_settings']);
+  const token = await tokenFor(t, t.person, ['create_post', 'upload_media', 'update_settings']);
   const call = async (url: string, payload: unknown) => {
     const response = await t.app.inject({
       method: 'POST',
@@ -71,34 +67,12 @@ beforeAll(async () => {
     photos.push(id);
   }
 });
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
-
 async function newPage(width = 1280): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width, height: 900 } });
+  const context = await t.browser.newContext({ viewport: { width, height: 900 } });
   return context.newPage();
 }
 
-async function signedIn(width = 1280): Promise<Page> {
-  const page = await newPage(width);
-  await signInThroughPage(page, t.baseUrl, person.username, person.password);
-  return page;
-}
-
-/** axe on the page's current address at both widths, light and dark: every violation, of any impact. */
-async function axeEverywhere(page: Page): Promise<string[]> {
-  const found: string[] = [];
-  for (const colorScheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme });
-    for (const width of [360, 1280]) {
-      await page.setViewportSize({ width, height: 900 });
-      found.push(...(await axeViolations(page)).map((line) => `${colorScheme} ${width}: ${line}`));
-    }
-  }
-  return found;
-}
+const signedIn = (width = 1280): Promise<Page> => t.signedIn({ context: { viewport: { width, height: 900 } } });
 
 /** The SHA-256 of what the page gets from `href` (with its cookies). */
 const fetchedHash = async (page: Page, href: string) =>
@@ -122,7 +96,7 @@ async function viewerMap(page: Page) {
 describe("a person's public page", () => {
   it("shows times on the owner's clock, a post's place, and hashtags that list only that tag's public posts", async () => {
     const page = await newPage();
-    await page.goto(`${t.baseUrl}/@${person.username}`);
+    await page.goto(`${t.baseUrl}/@${t.person.username}`);
     const swim = page.locator('article.h-entry', { hasText: 'A swim in the' });
     expect(await swim.locator('time').textContent()).toBe('3 Jun 2019, 10:00 CEST');
     expect(await page.locator('.zone-note').textContent()).toBe("Times are in Europe/Berlin, Robin's time zone.");
@@ -133,7 +107,7 @@ describe("a person's public page", () => {
     expect(await page.content()).not.toContain('Private #limmat diary');
 
     await Promise.all([
-      page.waitForURL(`${t.baseUrl}/@${person.username}/tagged/Limmat`),
+      page.waitForURL(`${t.baseUrl}/@${t.person.username}/tagged/Limmat`),
       swim.getByRole('link', { name: '#Limmat' }).click(),
     ]);
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('#Limmat');
@@ -141,9 +115,9 @@ describe("a person's public page", () => {
       'Evening walk by the #limmat',
       'A swim in the #Limmat this morning',
     ]);
-    expect(await axeEverywhere(page)).toEqual([]);
-    await page.goto(`${t.baseUrl}/@${person.username}`);
-    expect(await axeEverywhere(page)).toEqual([]);
+    expect(await axeViolationsLightDark(page)).toEqual([]);
+    await page.goto(`${t.baseUrl}/@${t.person.username}`);
+    expect(await axeViolationsLightDark(page)).toEqual([]);
     await page.context().close();
   }, 120_000);
 });
@@ -159,7 +133,7 @@ describe('the media viewer', () => {
     expect(await download.getAttribute('download')).toBe(`${located}.jpg`);
     expect(await fetchedHash(page, (await download.getAttribute('href'))!)).toBe(sha256(original));
     expect(await page.locator('main > p.meta time').textContent()).toBe('2 May 2024, 14:00 CEST');
-    expect(await axeEverywhere(page)).toEqual([]);
+    expect(await axeViolationsLightDark(page)).toEqual([]);
 
     await page.setViewportSize({ width: 1280, height: 900 });
     await Promise.all([page.waitForURL(`${t.baseUrl}/app/media/${oldest}`), page.keyboard.press('ArrowRight')]);
@@ -177,7 +151,7 @@ describe('the media viewer', () => {
   it('shows strangers the public media only, the shared copy to download, and the place rounded', async () => {
     const [oldest, located] = photos as [string, string, string];
     const page = await newPage(360);
-    await page.goto(`${t.baseUrl}/@${person.username}/media/${located}`);
+    await page.goto(`${t.baseUrl}/@${t.person.username}/media/${located}`);
     const map = await viewerMap(page);
     const served = roundPoint(TAKEN.lat, TAKEN.lon, 1000);
     expect(await map.getAttribute('data-marker')).toBe(`${served.lon},${served.lat}`);
@@ -187,15 +161,15 @@ describe('the media viewer', () => {
     expect(await page.content()).not.toContain(photos[2]!);
     expect(await page.getByText('This is the newest.').count()).toBe(1);
     await Promise.all([
-      page.waitForURL(`${t.baseUrl}/@${person.username}/media/${oldest}`),
+      page.waitForURL(`${t.baseUrl}/@${t.person.username}/media/${oldest}`),
       page.keyboard.press('ArrowRight'),
     ]);
     await Promise.all([
-      page.waitForURL(`${t.baseUrl}/@${person.username}/media/${located}`),
+      page.waitForURL(`${t.baseUrl}/@${t.person.username}/media/${located}`),
       page.keyboard.press('ArrowLeft'),
     ]);
     await viewerMap(page);
-    expect(await axeEverywhere(page)).toEqual([]);
+    expect(await axeViolationsLightDark(page)).toEqual([]);
     await page.context().close();
   }, 120_000);
 });
@@ -203,7 +177,7 @@ describe('the media viewer', () => {
 describe('smaller things', () => {
   it('every page links an icon, and /favicon.ico answers with one', async () => {
     const page = await newPage();
-    await page.goto(`${t.baseUrl}/@${person.username}`);
+    await page.goto(`${t.baseUrl}/@${t.person.username}`);
     const icon = await page.locator('link[rel="icon"]').getAttribute('href');
     const answers = await page.evaluate(
       async (urls) =>
@@ -222,7 +196,7 @@ describe('smaller things', () => {
   it('Settings is axe-clean at 360 and 1280 px, light and dark', async () => {
     const page = await signedIn();
     await page.goto(`${t.baseUrl}/app/settings`);
-    expect(await axeEverywhere(page)).toEqual([]);
+    expect(await axeViolationsLightDark(page)).toEqual([]);
     await page.context().close();
   }, 120_000);
 
