@@ -38,11 +38,36 @@ const POSTGRES = process.env.BENCH_DATABASE_URL;
 const dir = process.argv[3] ? dirname(process.argv[3]) : mkdtempSync(join(tmpdir(), 'waypost-bench-import-'));
 const START = Date.UTC(2015, 0, 1);
 
-/** The i-th point: a walk around Munich, one fix a minute. */
+/**
+ * The path: a walk within a box of Munich (about 20 x 20 km), one fix a minute, each a step of at
+ * most about 40 m from the last, turned back at the box's edges. (Until this round the points
+ * hopped about the box at random, a couple of kilometres a minute, which no tracker records and
+ * which made every point land on a page of the position index of its own.)
+ */
+const path = (() => {
+  const lat = new Int32Array(POINTS);
+  const lon = new Int32Array(POINTS);
+  let state = 36;
+  const random = () => (state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0) / 2 ** 32;
+  const [south, north, west, east] = [480_500_000, 482_300_000, 114_300_000, 117_000_000];
+  let y = 481_372_000;
+  let x = 115_756_000;
+  for (let i = 0; i < POINTS; i++) {
+    y += Math.round((random() - 0.5) * 7_000);
+    x += Math.round((random() - 0.5) * 10_000);
+    if (y < south || y > north) y = Math.min(north, Math.max(south, 2 * (y < south ? south : north) - y));
+    if (x < west || x > east) x = Math.min(east, Math.max(west, 2 * (x < west ? west : east) - x));
+    lat[i] = y;
+    lon[i] = x;
+  }
+  return { lat, lon };
+})();
+
+/** The i-th point of the path. */
 function fix(i: number) {
   return {
-    latitudeE7: 481_372_000 + ((i * 37) % 200_000),
-    longitudeE7: 115_756_000 + ((i * 53) % 300_000),
+    latitudeE7: path.lat[i]!,
+    longitudeE7: path.lon[i]!,
     accuracy: 5 + (i % 40),
     altitude: 500 + (i % 50),
     timestampMs: START + i * 60_000,

@@ -201,4 +201,29 @@ describe('an import written as a bulk load', () => {
       expect(rows[0]!.n).toBe(0);
     }
   });
+
+  it("keeps the file's first copy of a point, though a batch is stored in the position index's order", async () => {
+    const { database, dataDir } = batch.test;
+    const user = await createTestUser(database);
+    const at = (i: number) => new Date(T0 + i * 60_000).toISOString();
+    // Points far apart (west of the copies and east of them), and one point twice with other accuracies.
+    const locations = [
+      { latitudeE7: 480_000_000, longitudeE7: 118_000_000, accuracy: 7, timestamp: at(0) },
+      { latitudeE7: 481_000_000, longitudeE7: 116_000_000, accuracy: 5, timestamp: at(1) },
+      { latitudeE7: 479_000_000, longitudeE7: 112_000_000, accuracy: 8, timestamp: at(2) },
+      { latitudeE7: 481_000_000, longitudeE7: 116_000_000, accuracy: 50, timestamp: at(1) },
+    ];
+    const file = join(dataDir, 'copies.json');
+    writeFileSync(file, JSON.stringify({ locations }));
+    const files = importFiles({ dataDir, storage: { kind: 'local' } });
+    const created = await createImport(
+      database.db,
+      { userId: user.id, path: file, owned: false, filename: 'Records.json' },
+      { files, now: Date.now() },
+    );
+    expect(await runImport({ database, files }, created.id)).toBe('done');
+    const { rows } = await sql<{ accuracy: number }>`select accuracy from locations
+      where user_id = ${user.id} order by time`.execute(database.db);
+    expect(rows.map((row) => row.accuracy)).toEqual([7, 5, 8]);
+  });
 });

@@ -83,6 +83,8 @@ describe("a failed delivery on the timeline and on the post's page", () => {
     receiver.answer = (_request, response) => response.writeHead(201, { location: `${receiver.url}/posts/7` }).end();
     const [retried] = await Promise.all([
       page.waitForResponse((r) => r.url().endsWith(`/posts/id/${post.id}/deliveries/${service.id}/retry`)),
+      // The page reloads once the API has taken it (data-done="reload"): wait for that before going on.
+      page.waitForEvent('load'),
       entry.getByRole('button', { name: 'Retry Home hook' }).click(),
     ]);
     expect(retried.status()).toBe(202);

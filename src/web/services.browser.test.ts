@@ -50,6 +50,8 @@ describe('a webhook the outbound rules refuse', () => {
     // Retry beside it: the API takes it (202), and the rules refuse it again.
     const [retried] = await Promise.all([
       page.waitForResponse((r) => r.url().endsWith(`/posts/id/${post.id}/deliveries/${service.id}/retry`)),
+      // The page reloads once the API has taken it (data-done="reload"): wait for that before going on.
+      page.waitForEvent('load'),
       page.locator(`#post-${post.id}`).getByRole('button', { name: 'Retry Home server' }).click(),
     ]);
     expect(retried.status()).toBe(202);
@@ -64,6 +66,8 @@ describe('a webhook the outbound rules refuse', () => {
     expect(await entry.locator('.meta').innerText()).toMatch(/^2 tries · last change /);
     const [again] = await Promise.all([
       page.waitForResponse((r) => r.url().endsWith(`/posts/id/${post.id}/deliveries/${service.id}/retry`)),
+      // The page reloads once the API has taken it (data-done="reload"): wait for that before going on.
+      page.waitForEvent('load'),
       entry.getByRole('button', { name: 'Retry Home server' }).click(),
     ]);
     expect(again.status()).toBe(202);
