@@ -53,16 +53,14 @@ async function side(): Promise<Side> {
   return { test, userId: user.id };
 }
 
-/** Points stored before the import, by a tracker: the import finds them and skips them. */
-function earlier(userId: string): LocationRow[] {
-  const some = fixes().filter((_, i) => i % 50 === 7);
-  const ids = newIds(some.length, T0);
-  return some.map((fix, i) => ({
+/** A point as a tracker writes it, public. */
+function trackerRow(userId: string, id: string, createdAt: number, fix: ReturnType<typeof fixes>[number]): LocationRow {
+  return {
     user_id: userId,
-    id: ids[i]!,
+    id,
     scope: 'public',
     time: fix.time,
-    created_at: T0,
+    created_at: createdAt,
     lat: fix.lat,
     lon: fix.lon,
     alt: fix.altitude ?? null,
@@ -72,7 +70,14 @@ function earlier(userId: string): LocationRow[] {
     source: null,
     import_id: null,
     hidden: 0,
-  }));
+  };
+}
+
+/** Points stored before the import, by a tracker: the import finds them and skips them. */
+function earlier(userId: string): LocationRow[] {
+  const some = fixes().filter((_, i) => i % 50 === 7);
+  const ids = newIds(some.length, T0);
+  return some.map((fix, i) => trackerRow(userId, ids[i]!, T0, fix));
 }
 
 /** Everything derived from the points, in an order that does not depend on ids. */
@@ -155,22 +160,7 @@ describe('an import written as a bulk load', () => {
         const ids = newIds(chunk.length);
         await insertLocations(
           trx,
-          chunk.map((fix, i) => ({
-            user_id: rowByRow.userId,
-            id: ids[i]!,
-            scope: 'public',
-            time: fix.time,
-            created_at: Date.now(),
-            lat: fix.lat,
-            lon: fix.lon,
-            alt: fix.altitude ?? null,
-            accuracy: fix.accuracy,
-            speed: null,
-            heading: null,
-            source: null,
-            import_id: null,
-            hidden: 0,
-          })),
+          chunk.map((fix, i) => trackerRow(rowByRow.userId, ids[i]!, Date.now(), fix)),
         );
       }
     });
