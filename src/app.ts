@@ -12,6 +12,7 @@ import type { Database } from './db/database.ts';
 import auth from './http/auth.ts';
 import cors from './http/cors.ts';
 import { handleError } from './http/errors.ts';
+import { buildSerializer } from './http/serializers.ts';
 import { healthRoutes } from './http/health.ts';
 import { RequestLogController } from './logger.ts';
 import metrics, { type ResponseLabels } from './http/metrics.ts';
@@ -118,6 +119,8 @@ export async function buildApp({ config, database, logger, onJobsQueued }: AppDe
     return503OnClosing: false,
     frameworkErrors: frameworkErrors(headers),
     clientErrorHandler: clientErrorHandler(headers),
+    // Answers are written by fastify's serializer, from schemas it can compile into plain code.
+    schemaController: { compilersFactory: { buildSerializer } },
     ajv: {
       // Unknown fields are an error, not silently dropped (docs/api.md: no mass assignment).
       customOptions: { removeAdditional: false, allErrors: true, coerceTypes: 'array', useDefaults: true },
