@@ -6,6 +6,7 @@
 import { openDatabase, type Db } from './db/database.ts';
 import { importFiles } from './imports/imports.files.ts';
 import { performImport } from './imports/imports.job.ts';
+import { ReadingOutOfMemory } from './imports/reading.ts';
 import type { ChildReply, ChildRequest } from './imports/imports.fork.ts';
 import { lazyMedia, restoreDeps } from './job-runner.ts';
 import { extendLease } from './jobs/jobs.repo.ts';
@@ -43,6 +44,8 @@ async function run(request: ChildRequest): Promise<void> {
     reply = { done: outcome };
   } catch (error) {
     reply = { error: error instanceof Error ? error.message : String(error), permanent: isPermanent(error) };
+    // The file's reader ran out of memory in its thread: the same end as this process running out.
+    if (error instanceof ReadingOutOfMemory) reply.outOfMemory = true;
   }
   media.close();
   await database.close().catch(() => {});

@@ -50,7 +50,8 @@ export type ChildReply =
   /** The child renewed the lease between batches (the statistics at the end): it is at work. */
   | { alive: true }
   | { done: RunOutcome }
-  | { error: string; permanent: boolean };
+  /** `outOfMemory`: the thread reading the file was stopped at the heap limit (src/imports/reading.ts). */
+  | { error: string; permanent: boolean; outOfMemory?: true };
 
 /** The child ended without an answer: killed, out of memory, crashed. */
 export class WorkerDied extends Error {
@@ -73,8 +74,10 @@ const STDERR_TAIL = 4096;
  */
 export const STALL_MS = 10 * 60_000;
 
+const outOfMemory = (memoryMb: number) => `ran out of memory (its heap limit is ${memoryMb} MiB)`;
+
 function reasonOf(code: number | null, signal: NodeJS.Signals | null, stderr: string, memoryMb: number): string {
-  if (OUT_OF_MEMORY.test(stderr)) return `ran out of memory (its heap limit is ${memoryMb} MiB)`;
+  if (OUT_OF_MEMORY.test(stderr)) return outOfMemory(memoryMb);
   if (signal) return `was killed (${signal})`;
   return `exited with code ${code}`;
 }
@@ -157,6 +160,7 @@ export function runInChild(
         return;
       }
       if ('done' in reply) finish(() => resolve(reply.done));
+      else if (reply.outOfMemory) finish(() => reject(new WorkerDied(outOfMemory(options.memoryMb))));
       else finish(() => reject(Object.assign(new Error(reply.error), { permanent: reply.permanent })));
     });
     child.on('exit', (code, signal) => {

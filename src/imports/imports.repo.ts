@@ -5,8 +5,8 @@ import type { Db } from '../db/database.ts';
 import type { ImportsTable, LocationsTable } from '../db/schema.ts';
 import { writeBatch } from '../locations/batch.repo.ts';
 import { foldCellLog } from '../locations/cells.repo.ts';
-import type { Fix } from '../locations/point.ts';
 import { hideRulesForWrite } from '../privacy/places.ts';
+import type { PointBatch } from './point-batch.ts';
 
 export type ImportRow = ImportsTable;
 
@@ -107,40 +107,6 @@ export async function deleteImportedPoints(db: Db, userId: string, importId: str
     )
     .executeTakeFirst();
   return Number(result.numDeletedRows);
-}
-
-/** Points of one batch, column by column (null as NaN), in arrays reused batch after batch. */
-export class PointBatch {
-  length = 0;
-  readonly time: Float64Array;
-  readonly lat: Float64Array;
-  readonly lon: Float64Array;
-  readonly alt: Float64Array;
-  readonly accuracy: Float64Array;
-  readonly speed: Float64Array;
-  readonly heading: Float64Array;
-
-  constructor(capacity: number) {
-    [this.time, this.lat, this.lon, this.alt, this.accuracy, this.speed, this.heading] = Array.from(
-      { length: 7 },
-      () => new Float64Array(capacity),
-    ) as [Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array];
-  }
-
-  push(p: Fix): void {
-    const i = this.length++;
-    this.time[i] = p.timeMs;
-    this.lat[i] = p.lat;
-    this.lon[i] = p.lon;
-    this.alt[i] = p.alt ?? NaN;
-    this.accuracy[i] = p.accuracy ?? NaN;
-    this.speed[i] = p.speed ?? NaN;
-    this.heading[i] = p.heading ?? NaN;
-  }
-
-  clear(): void {
-    this.length = 0;
-  }
 }
 
 /** What every point of a batch shares. */

@@ -4,24 +4,15 @@
 // the queue: it skips the checkpointed records and goes on, and the unique index on
 // (user_id, time, lat, lon) keeps any point from being stored twice. Between batches the run
 // checks that the import is still running (DELETE cancels it) and keeps its job's lease.
-import { createReadStream } from 'node:fs';
 import { EXPORT_FORMAT } from '../archive/format.ts';
 import type { RestoreDeps } from '../archive/restore/restore.phase.ts';
 import { runRestore } from '../archive/restore/restore.run.ts';
 import type { Database, Db } from '../db/database.ts';
 import { newIds } from '../lib/ids.ts';
-import {
-  findImportRow,
-  insertImportedPoints,
-  saveProgress,
-  startImportRow,
-  PointBatch,
-  type ImportRow,
-} from './imports.repo.ts';
+import { findImportRow, insertImportedPoints, saveProgress, startImportRow, type ImportRow } from './imports.repo.ts';
 import { importFilePresent, withImportFile, type ImportFiles } from './imports.files.ts';
 import { isFormat } from './readers/formats.ts';
-import { readers } from './readers/index.ts';
-import type { ImportRecord } from './readers/reader.ts';
+import { readBatches, type ReadBatch } from './reading.ts';
 
 /** Errors kept on an import (the first ones). */
 export const MAX_ERRORS = 100;
@@ -57,13 +48,6 @@ class Stopped extends Error {}
 /** An error another attempt cannot fix. */
 function permanent(message: string): Error {
   return Object.assign(new Error(message), { permanent: true });
-}
-
-async function* fileBytes(path: string, onBytes: (n: number) => void): AsyncIterable<Uint8Array> {
-  for await (const chunk of createReadStream(path, { highWaterMark: 256 * 1024 }) as AsyncIterable<Buffer>) {
-    onBytes(chunk.length);
-    yield chunk;
-  }
 }
 
 export async function runImport(options: RunOptions, importId: string): Promise<RunOutcome> {
@@ -112,25 +96,19 @@ async function runFrom(options: RunOptions, row: ImportRow): Promise<RunOutcome>
     checkpoint: row.checkpoint,
   };
   const errors = JSON.parse(row.errors) as ImportError[];
-  let bytesRead = 0;
-  let fraction: number | undefined;
-  let position = 0;
-  // The batch's points in arrays made once: no object per point outlives its record, so a
-  // long import leaves the garbage collector little to move and memory stays flat.
-  const pending = new PointBatch(batchRecords);
-  let pendingRecords = 0;
   const owner = { user_id: row.user_id, scope: row.scope, import_id: importId };
 
-  async function commit(): Promise<void> {
-    const records = pendingRecords;
-    pendingRecords = 0;
-    if (records === 0) return;
+  /** Stores a batch with the import's counts and checkpoint, in one transaction. */
+  async function commit(read: ReadBatch): Promise<void> {
     const at = now();
-    const count = pending.length;
+    const count = read.points.length;
+    errors.push(...read.errors);
     const next = {
       ...state,
-      progress: Math.min(1, fraction ?? (row.size > 0 ? bytesRead / row.size : 1)),
-      checkpoint: state.checkpoint + records,
+      progress: read.progress,
+      points_seen: state.points_seen + read.seen,
+      skipped: state.skipped + read.skipped,
+      checkpoint: state.checkpoint + read.records,
       errors: JSON.stringify(errors),
     };
     await db.transaction().execute(async (trx) => {
@@ -139,49 +117,31 @@ async function runFrom(options: RunOptions, row: ImportRow): Promise<RunOutcome>
         trx,
         database.sqlite,
         { ...owner, created_at: at },
-        pending,
+        read.points,
         newIds(count, at),
       );
       next.points_stored += stored;
       next.duplicates += count - stored;
       if (!(await saveProgress(trx, importId, next, at))) throw new Stopped();
     });
-    pending.clear();
     Object.assign(state, next);
     await options.onBatch?.({ ...row, ...next, status: 'running', updated_at: at });
   }
 
-  function take(record: ImportRecord): void {
-    pendingRecords += 1;
-    if (record.kind === 'point') {
-      state.points_seen += 1;
-      pending.push(record);
-      return;
-    }
-    if (record.kind === 'skip') state.points_seen += 1;
-    if (record.kind === 'skip') state.skipped += 1;
-    if (record.message !== undefined && errors.length < MAX_ERRORS) {
-      errors.push({ where: record.where ?? row.filename, message: record.message });
-    }
-  }
-
-  const reader = readers[row.format];
-  const input = {
-    bytes: fileBytes(row.file_path, (n) => (bytesRead += n)),
-    name: row.filename,
+  const batches = readBatches({
+    format: row.format,
     path: row.file_path,
-    progress: (f: number) => (fraction = f),
-  };
+    name: row.filename,
+    size: row.size,
+    skip: row.checkpoint,
+    batchRecords,
+    errorRoom: Math.max(0, MAX_ERRORS - errors.length),
+  });
   try {
-    for await (const records of reader.read(input)) {
-      for (const record of records) {
-        // Records up to the checkpoint were committed by an earlier run.
-        if (position++ < row.checkpoint) continue;
-        take(record);
-        if (pendingRecords >= batchRecords) await commit();
-      }
+    for await (const read of batches) {
+      await commit(read);
+      read.release();
     }
-    await commit();
   } catch (error) {
     if (error instanceof Stopped) return 'cancelled';
     throw error;
