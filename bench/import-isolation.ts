@@ -1,6 +1,7 @@
 // `npm run bench:import-isolation`: does the server keep answering while an import runs
 // (issue 30, docs/imports.md "How an import runs")? A Waypost server with its job worker
-// (bench/server.ts, BENCH_JOBS=1) on SQLite, 20,000 public posts; a probe on one connection asks
+// (bench/server.ts, BENCH_JOBS=1) on SQLite (or on PostgreSQL with BENCH_DATABASE_URL, a database of
+// its own each time), 20,000 public posts; a probe on one connection asks
 // for /healthz and a public page (built on every request: no copies kept) in turn, and their
 // latencies (about 60 requests a second) are taken with no import running, while a Records.json of about BENCH_IMPORT_MB
 // (default 50) MB is imported, and while a bracket bomb of the same size ({"locations":[[[[...,
@@ -15,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { children, log, migratedDb, start } from './harness.ts';
 import { openBare, seedPosts, seedUser } from './seed.ts';
+import { freshPostgres, seedPostgres } from './seed-pg.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const MEGABYTES = Number(process.env.BENCH_IMPORT_MB ?? 50);
@@ -69,6 +71,25 @@ async function startServer(db: string, inProcess: boolean): Promise<Server> {
   if (inProcess) env.BENCH_IMPORTS_IN_PROCESS = '1';
   const { port, token } = await start('server.ts', [db, join(work, `data-${inProcess ? 'in' : 'child'}`)], env);
   return { url: `http://127.0.0.1:${port}`, token: token!, pid: children.at(-1)!.pid! };
+}
+
+const POSTGRES = process.env.BENCH_DATABASE_URL;
+const drops: (() => Promise<void>)[] = [];
+
+/** A migrated database with the owner and 20,000 public posts of another person: a SQLite file, or on PostgreSQL a database of its own. */
+async function freshDatabase(name: string): Promise<string> {
+  if (POSTGRES) {
+    const { url, drop } = await freshPostgres(POSTGRES);
+    drops.push(drop);
+    ownerId = (await seedPostgres(url, { locations: 0, posts: 0, media: 0 }, 20_000)).owner;
+    return url;
+  }
+  const db = await migratedDb(work, `${name}.db`);
+  const bare = openBare(db);
+  ownerId = seedUser(bare, 'owner');
+  seedPosts(bare, seedUser(bare, 'reader'), 20_000);
+  bare.close();
+  return db;
 }
 
 function rssMb(pid: number): number {
@@ -169,11 +190,7 @@ async function main() {
   for (let round = 1; round <= ROUNDS; round++) {
     for (const inProcess of [false, true]) {
       // A fresh database each time: every import stores its points anew.
-      const db = await migratedDb(work, `r${round}-${inProcess ? 'in' : 'child'}.db`);
-      const bare = openBare(db);
-      ownerId = seedUser(bare, 'owner');
-      seedPosts(bare, seedUser(bare, 'reader'), 20_000);
-      bare.close();
+      const db = await freshDatabase(`r${round}-${inProcess ? 'in' : 'child'}`);
       const server = await startServer(db, inProcess);
       const mode = inProcess ? 'in the server (before)' : 'in a child (now)';
       const quiet = probe(server, new Promise((resolve) => setTimeout(resolve, BASELINE_SECONDS * 1000)));
@@ -215,5 +232,6 @@ try {
   await main();
 } finally {
   for (const child of children) child.kill('SIGKILL');
+  for (const drop of drops) await drop().catch(() => {});
   if (!process.env.BENCH_KEEP) rmSync(work, { recursive: true, force: true });
 }
