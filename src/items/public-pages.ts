@@ -44,11 +44,20 @@ export interface PageVersion {
   updatedAt: number;
 }
 
-/** A page as bytes, its media type and its `Link` to the next page. */
+/**
+ * A page, its media type and its `Link` to the next page. A page built for one answer may be
+ * text (a JSON array goes out as the string it was written as: no copy into a buffer first);
+ * a copy keeps bytes.
+ */
 export interface BuiltPage {
   type: string;
-  body: Buffer;
+  body: Buffer | string;
   link: string | undefined;
+}
+
+/** A page as a copy keeps it. */
+interface KeptPage extends BuiltPage {
+  body: Buffer;
 }
 
 /** This process's run: a restart (a new release, other settings) never answers 304 with an old page. */
@@ -80,7 +89,7 @@ interface Copy {
   /** What it counts against the size (costOf), set when kept. */
   cost?: number;
   etag: string;
-  page: BuiltPage;
+  page: KeptPage;
   headers: Headers;
   /** The route pattern, for the metrics of a replayed answer. */
   route: string;
@@ -102,14 +111,15 @@ const OVERHEAD_BYTES = 1024;
 /** Longer names are not kept: a client inventing Accept values should not fill the memory. */
 const KEY_MAX = 2048;
 
-function costOf(key: string, copy: Copy): number {
+function costOf(key: string, copy: Omit<Copy, 'page'> & { page: BuiltPage }): number {
   let headers = 0;
   for (const [name, value] of Object.entries(copy.headers)) headers += name.length + String(value).length;
-  return copy.page.body.length + key.length + headers + copy.etag.length + OVERHEAD_BYTES;
+  return Buffer.byteLength(copy.page.body) + key.length + headers + copy.etag.length + OVERHEAD_BYTES;
 }
 
 /** A buffer of its own: a small one cut from Node's shared pool would keep the whole pool alive. */
-function ownBuffer(body: Buffer): Buffer {
+function ownBuffer(body: Buffer | string): Buffer {
+  if (typeof body === 'string') body = Buffer.from(body);
   if (body.byteOffset === 0 && body.buffer.byteLength === body.length) return body;
   const own = Buffer.allocUnsafeSlow(body.length);
   body.copy(own);
@@ -171,7 +181,7 @@ export class PageCache {
     return copy;
   }
 
-  keep(key: string, copy: Copy): void {
+  keep(key: string, copy: Omit<Copy, 'page'> & { page: BuiltPage }): void {
     const cost = costOf(key, copy);
     // One huge page (count=1000 of long posts) would push out everything else: not kept.
     if (key.length > KEY_MAX || cost > this.#maxBytes / 16) return;

@@ -30,7 +30,7 @@ export function pageReplies<Q extends CollectionParams, T>(
     if (kind.render) varyOnAccept(reply);
   };
 
-  /** The page as bytes: the JSON array, or the representation the request asks for. */
+  /** The page: the JSON array as text, or the representation the request asks for. */
   async function buildPage(request: FastifyRequest, reply: FastifyReply, ctx: ListContext<Q>): Promise<BuiltPage> {
     const page = await kind.list(ctx);
     const link = page.next ? nextLink(baseUrl, request.url, page.next) : undefined;
@@ -43,7 +43,7 @@ export function pageReplies<Q extends CollectionParams, T>(
       '200',
       'application/json',
     ) as string;
-    return { type: 'application/json; charset=utf-8', body: Buffer.from(json), link };
+    return { type: 'application/json; charset=utf-8', body: json, link };
   }
 
   /** A download, when the kind has one and the request asks for it; false otherwise. */
@@ -65,7 +65,7 @@ export function pageReplies<Q extends CollectionParams, T>(
     const page = await buildPage(request, reply, ctx);
     vary(reply);
     describe(reply, page);
-    // Bytes, so fastify sends them as they are instead of serializing them again.
+    // Bytes or text with its type set, so fastify sends them as they are instead of serializing them again.
     return reply.send(page.body);
   }
 
