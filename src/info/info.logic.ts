@@ -13,6 +13,7 @@ import { VIEWS_PER_USER_MAX } from '../views/views.schemas.ts';
 import type { Info } from './info.schemas.ts';
 import { SIGN_IN_WINDOW_MS } from '../account/sign-in-limits.logic.ts';
 import { REGISTRATION_WINDOW_MS } from '../oauth/registration-limits.ts';
+import { MCP_WINDOW_MS } from '../mcp/mcp.limits.ts';
 
 /** package.json, two folders up from src/info (and from dist/info in a build). */
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -64,6 +65,13 @@ export function info(config: Config): Info {
               },
             ]
           : []),
+        // docs/mcp.md "Limits": the requests an assistant's grant may make to /mcp.
+        {
+          name: 'mcp_requests',
+          limit: config.mcpRequestsPerMinute,
+          window_seconds: MCP_WINDOW_MS / 1000,
+          per: 'grant',
+        },
       ],
     },
     urls: {

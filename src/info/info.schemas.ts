@@ -32,7 +32,10 @@ export const InfoSchema = Type.Object(
           name: Type.String({ description: 'What is counted.' }),
           limit: Type.Integer(),
           window_seconds: Type.Number(),
-          per: Type.String({ description: 'What the count is kept per (`account_and_ip`, `ip`, `account`).' }),
+          per: Type.String({
+            description:
+              'What the count is kept per (`account_and_ip`, `ip`, `account`, or `grant`: an app the person approved).',
+          }),
           max_delay_seconds: Type.Optional(
             Type.Integer({
               description:

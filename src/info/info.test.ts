@@ -9,6 +9,7 @@ import { tokenFor } from '../../test/tokens.ts';
 import { PERMISSIONS } from '../core/permissions.ts';
 import { signIn } from '../account/sessions.logic.ts';
 import { signInLimits } from '../account/sign-in-limits.logic.ts';
+import { mcpLimits, spendRequest } from '../mcp/mcp.limits.ts';
 
 interface Info {
   name: string;
@@ -185,6 +186,18 @@ describe('the limits are the ones enforced', () => {
     const refused = await create();
     expect(refused.statusCode).toBe(409);
     expect(refused.json()).toMatchObject({ code: 'too_many_views' });
+  });
+
+  it("an assistant's requests to /mcp: per grant, a minute's budget, as /mcp counts them", async () => {
+    const mcp = info.limits.rate_limits.find((limit) => limit.name === 'mcp_requests');
+    expect(mcp).toEqual({ name: 'mcp_requests', limit: 120, window_seconds: 60, per: 'grant' });
+    const limits = mcpLimits(t.config.secretKey, t.config.mcpRequestsPerMinute);
+    for (let i = 0; i < mcp!.limit; i += 1) await spendRequest(t.database.db, limits, 'grant-of-info-test');
+    await expect(spendRequest(t.database.db, limits, 'grant-of-info-test')).rejects.toMatchObject({
+      code: 'too_many_requests',
+    });
+    // Another grant has a budget of its own.
+    await spendRequest(t.database.db, limits, 'another-grant');
   });
 
   it('sign-in limits: per account and IP, per IP, and the throttle per account, as the sign-in counts them', async () => {

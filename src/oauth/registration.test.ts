@@ -210,13 +210,15 @@ describe('registrations per address', () => {
   };
 
   it('are listed in /info', async () => {
-    const info = (await t.app.inject({ url: '/info' })).json<{ limits: { rate_limits: object[] } }>();
-    expect(info.limits.rate_limits.at(-1)).toEqual({
-      name: 'oauth_registrations',
-      limit: 10,
-      window_seconds: 3600,
-      per: 'ip',
-    });
+    const info = (await t.app.inject({ url: '/info' })).json<{ limits: { rate_limits: { name: string }[] } }>();
+    expect(info.limits.rate_limits.filter((limit) => limit.name === 'oauth_registrations')).toEqual([
+      {
+        name: 'oauth_registrations',
+        limit: 10,
+        window_seconds: 3600,
+        per: 'ip',
+      },
+    ]);
   });
 
   it('are 10 an hour, however many arrive at once', async () => {
