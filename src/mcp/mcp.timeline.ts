@@ -121,8 +121,11 @@ async function ownItems<T extends { time: number; id: string }>(
   const items = pages
     .flatMap((page) => page.items)
     .sort((a, b) => a.time - b.time || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  const truncated = pages.some((page) => page.next !== undefined) || items.length > (query.count ?? 50);
-  return { items: items.slice(0, query.count), truncated };
+  const count = query.count ?? 50;
+  const truncated = pages.some((page) => page.next !== undefined) || items.length > count;
+  // Each scope's page holds its first `count` in the query's order: newest ones for `desc`, so
+  // the union keeps its newest `count` then, and its oldest for `asc`.
+  return { items: query.order === 'desc' ? items.slice(-count) : items.slice(0, count), truncated };
 }
 
 export interface Timeline {
@@ -167,22 +170,20 @@ export async function timeline(deps: ReadDeps, auth: Auth, range: Range): Promis
 export async function mediaPage(
   deps: ReadDeps,
   auth: Auth,
-  input: { range?: Range | undefined; scope?: Scope | undefined; kind?: string | undefined; count: number },
+  input: { range?: Range | undefined; scope?: Scope | undefined; kind?: Medium['kind'] | undefined; count: number },
 ): Promise<{ media: Medium[]; truncated: boolean }> {
   if (input.scope === 'private' && !readsPrivate(auth)) return { media: [], truncated: false };
   const query: CollectionParams = input.range
-    ? rangeParams(input.range, Math.min(1000, input.count * (input.kind ? 4 : 1)))
-    : { count: Math.min(1000, input.count * (input.kind ? 4 : 1)), order: 'desc' };
+    ? rangeParams(input.range, input.count)
+    : { count: input.count, order: 'desc' };
   const { items, truncated } = await ownItems(
     auth,
     deps.cursors,
     query,
-    (ctx) => listMedia(deps.db, deps.baseUrl, ctx),
+    (ctx) => listMedia(deps.db, deps.baseUrl, ctx, input.kind),
     input.scope,
   );
-  const kinded = input.kind ? items.filter((medium) => medium.kind === input.kind) : items;
-  const ordered = input.range ? kinded : kinded.reverse();
-  return { media: ordered.slice(0, input.count), truncated: truncated || ordered.length > input.count };
+  return { media: input.range ? items : items.reverse(), truncated };
 }
 
 export interface WhereWasI {

@@ -109,11 +109,17 @@ export function toMedium(
   };
 }
 
-export async function listMedia(db: Db, baseUrl: string, ctx: ListContext<CollectionParams>): Promise<Page<Medium>> {
+export async function listMedia(
+  db: Db,
+  baseUrl: string,
+  ctx: ListContext<CollectionParams>,
+  kind?: Medium['kind'],
+): Promise<Page<Medium>> {
   const result = await selectMediaPage(
     db,
     { owner: ctx.owner.id, scope: ctx.scope },
     toPageQuery(ctx.query, ctx.cursors),
+    kind,
   );
   const places = await placesForReader(db, ctx.owner.id, ctx.exact, result.rows);
   const files = await fileViewOf(db, result.rows, ctx.byOwner);

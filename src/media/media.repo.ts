@@ -5,8 +5,15 @@ import { scopeRule, selectPage, type Audience, type PageQuery } from '../items/i
 
 export type MediumRow = MediaTable;
 
-export function selectMediaPage(db: Db, audience: Audience, page: PageQuery) {
-  return selectPage(db, 'media', audience, page);
+/** A page of media; with `kind`, of that kind only (an assistant's `list_media`, src/mcp/). */
+export function selectMediaPage(db: Db, audience: Audience, page: PageQuery, kind?: string) {
+  return selectPage(
+    db,
+    'media',
+    audience,
+    page,
+    kind === undefined ? undefined : sql<SqlBool>`${sql.ref('kind')} = ${kind}`,
+  );
 }
 
 /** The media among `ids` that the audience may see (the scope rule), in no particular order. */
