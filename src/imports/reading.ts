@@ -126,6 +126,8 @@ export async function* readBatches(
     }
   } finally {
     worker.removeAllListeners();
+    // Whatever the thread still says while it is stopped is of no use now, and must not throw.
+    worker.on('error', () => {});
     await worker.terminate();
   }
 }
@@ -203,7 +205,6 @@ export async function readInThisThread(request: ReadRequest, port: MessagePort):
     const { permanent, code } = failed as { permanent?: unknown; code?: unknown };
     const about = { message: failed.message, name: failed.name, permanent: permanent === true };
     port.postMessage({ error: typeof code === 'string' ? { ...about, code } : about });
-  } finally {
-    port.close();
   }
+  // The port stays open: the import ends the thread once it has read every message.
 }
