@@ -12,7 +12,7 @@ import { newIds } from '../lib/ids.ts';
 import { findImportRow, insertImportedPoints, saveProgress, startImportRow, type ImportRow } from './imports.repo.ts';
 import { importFilePresent, withImportFile, type ImportFiles } from './imports.files.ts';
 import { isFormat } from './readers/formats.ts';
-import { readBatches, type ReadBatch } from './reading.ts';
+import { readBatches, type ReadBatch, type ReadError } from './reading.ts';
 
 /** Errors kept on an import (the first ones). */
 export const MAX_ERRORS = 100;
@@ -21,10 +21,8 @@ export const BATCH_RECORDS = 2000;
 /** Objects per committed batch of a restore (posts and points; media go 50 at a time). */
 const RESTORE_BATCH_RECORDS = 1000;
 
-export interface ImportError {
-  where: string;
-  message: string;
-}
+/** A problem with the file, kept on the import (docs/imports.md). */
+export type ImportError = ReadError;
 
 export interface RunOptions {
   database: Database;

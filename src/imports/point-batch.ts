@@ -16,10 +16,17 @@ export class PointBatch {
   readonly speed: Float64Array;
   readonly heading: Float64Array;
 
-  /** A batch of `capacity` points, or the columns of one that came from another thread. */
-  constructor(capacity: number, columns?: readonly Float64Array[]) {
-    [this.time, this.lat, this.lon, this.alt, this.accuracy, this.speed, this.heading] = (columns ??
-      Array.from({ length: COLUMNS }, () => new Float64Array(capacity))) as [
+  /** A batch of room for `capacity` points. */
+  constructor(capacity: number);
+  /** The batch whose columns came from another thread, its first `length` points filled. */
+  constructor(columns: readonly Float64Array[], length: number);
+  constructor(capacityOrColumns: number | readonly Float64Array[], length = 0) {
+    this.length = length;
+    const columns =
+      typeof capacityOrColumns === 'number'
+        ? Array.from({ length: COLUMNS }, () => new Float64Array(capacityOrColumns))
+        : capacityOrColumns;
+    [this.time, this.lat, this.lon, this.alt, this.accuracy, this.speed, this.heading] = columns as [
       Float64Array,
       Float64Array,
       Float64Array,

@@ -116,11 +116,9 @@ export async function* readBatches(
         throw Object.assign(new Error(text), rest);
       }
       const { columns, length, ...counts } = message.batch;
-      const points = new PointBatch(0, columns);
-      points.length = length;
       yield {
         ...counts,
-        points,
+        points: new PointBatch(columns, length),
         release: () => worker.postMessage({ give: columns }, transfer(columns)),
       };
     }
@@ -144,7 +142,7 @@ export async function readInThisThread(request: ReadRequest, port: MessagePort):
   const free: PointBatch[] = Array.from({ length: BATCHES }, () => new PointBatch(request.batchRecords));
   let given: (() => void) | undefined;
   port.on('message', ({ give }: { give: Float64Array[] }) => {
-    free.push(new PointBatch(0, give));
+    free.push(new PointBatch(give, 0));
     given?.();
     given = undefined;
   });
