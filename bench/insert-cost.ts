@@ -25,13 +25,13 @@ const HISTORY = ['drop trigger locations_history_insert'];
 const VARIANTS: [string, string[]][] = [
   ['the whole schema', []],
   ['without the history triggers', HISTORY],
-  ['without them and the position index', [...HISTORY, 'drop index locations_position_rows']],
+  ['without them and the position index', [...HISTORY, 'drop index locations_position_cells']],
   [
     'primary key and the unique point index only',
     [
       ...HISTORY,
       'drop trigger locations_counters_insert',
-      ...['position_rows', 'scope_time', 'time', 'import', 'hidden'].map((name) => `drop index locations_${name}`),
+      ...['position_cells', 'scope_time', 'time', 'import', 'hidden'].map((name) => `drop index locations_${name}`),
     ],
   ],
 ];

@@ -316,7 +316,7 @@ describe('public tiles', () => {
 });
 
 describe('the points of a small box', () => {
-  it('are found by seeking each row of latitude in the index locations_position_rows', async () => {
+  it('are found by seeking the cells of each row of latitude in the index locations_position_cells', async () => {
     const box = { minLat: 52.5, maxLat: 52.52, minLon: 13.38, maxLon: 13.42 };
     const query = sql`select time, lat, lon from locations where user_id = ${alice.id} and ${boxFilter(box)}`;
     const plan = await t.database.db.transaction().execute(async (trx) => {
@@ -330,7 +330,10 @@ describe('the points of a small box', () => {
       const { rows } = await sql<{ 'QUERY PLAN': string }>`explain ${query}`.execute(trx);
       return rows.map((row) => row['QUERY PLAN']).join('\n');
     });
-    expect(plan).toContain('locations_position_rows');
+    expect(plan).toContain('locations_position_cells');
+    // The seek: the person, one row of cells at a time, and in it the range of cells of the box's longitudes.
+    if (DIALECT === 'sqlite') expect(plan).toContain('(user_id=? AND <expr>=? AND <expr>>? AND <expr><?)');
+    else expect(plan).toMatch(/Index Cond: .*floor\(\(lon \* '256'::double precision\)\)\) >=/);
     const found = await sql<{ time: number }>`${query}`.execute(t.database.db);
     const expected = alicePoints.filter(
       (p) => p.lat >= box.minLat && p.lat <= box.maxLat && p.lon >= box.minLon && p.lon <= box.maxLon,

@@ -6,6 +6,7 @@ import type { ImportsTable, LocationsTable } from '../db/schema.ts';
 import { writeBatch } from '../locations/batch.repo.ts';
 import { foldCellLog } from '../locations/cells.repo.ts';
 import { hideRulesForWrite } from '../privacy/places.ts';
+import { cellNumber } from '../lib/box.repo.ts';
 import type { PointBatch } from './point-batch.ts';
 
 export type ImportRow = ImportsTable;
@@ -141,18 +142,19 @@ const PG_INSERT = `insert into locations ${COLUMNS}
   ${CONFLICT}`;
 
 /**
- * The batch's points in the order of the position index (`locations_position_rows`: rows of 1/64
- * degree of latitude, then longitude), the same point's copies in the file's order. A file is in
- * time order, so its points land all over that index: inserted as they come, each one dirtied a
- * page of its own, and the index, not the data, was four fifths of an import's time at a million
- * points (BENCHMARKS.md, "Imports"). In this order, neighbours share pages. The other indexes
- * start with the time, which a batch spans narrowly, so the order costs them little.
+ * The batch's points in the order of the position index (`locations_position_cells`: cells of
+ * 1/256 degree, then time), the same point's copies in the file's order. The file's points were
+ * once inserted as they came, and each one dirtied a page of an index ordered by position
+ * (BENCHMARKS.md, "Imports"); in this order, the points of one cell go to the end of that cell
+ * together. The other indexes start with the time, which a batch spans narrowly, so the order
+ * costs them little.
  */
 function positionOrder(batch: PointBatch): number[] {
   const order = Array.from({ length: batch.length }, (_, i) => i);
-  const band = (i: number) => Math.floor(batch.lat[i]! * 64);
+  const row = (i: number) => cellNumber(batch.lat[i]!);
+  const column = (i: number) => cellNumber(batch.lon[i]!);
   // Array.prototype.sort is stable: of two copies of one point, the first in the file is stored.
-  return order.sort((a, b) => band(a) - band(b) || batch.lon[a]! - batch.lon[b]! || batch.lat[a]! - batch.lat[b]!);
+  return order.sort((a, b) => row(a) - row(b) || column(a) - column(b) || batch.time[a]! - batch.time[b]!);
 }
 
 /**

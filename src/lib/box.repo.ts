@@ -2,37 +2,55 @@
 import { sql, type Expression, type SqlBool } from 'kysely';
 import { lonRanges, polesIn, type Box } from './box.ts';
 
-/** Rows of latitude per degree: the second key of the index locations_position_rows (migration 0025). */
-const ROWS_PER_DEGREE = 64;
-/** A box over at most this many rows asks for each; a taller one reads the band between. */
-const ROWS_LISTED = 64;
-
 /**
- * The box's rows of latitude, as the index of migration 0025 keys them (the expression written
- * as there). Implied by the box's latitudes; for locations it is what lets a small box seek each
- * row's range of longitude instead of reading its band round the world.
+ * Cells per degree of the index locations_position_cells (migration 0051), whose keys after the
+ * person are `floor(lat * 256)` and `floor(lon * 256)`. A power of two: multiplying by it is
+ * exact, so JavaScript, SQLite and PostgreSQL put a coordinate in the same cell.
  */
-function latRows(box: Box): Expression<SqlBool> {
-  const row = sql`floor(${sql.ref('lat')} * ${sql.lit(ROWS_PER_DEGREE)})`;
-  const first = Math.floor(box.minLat * ROWS_PER_DEGREE);
-  const last = Math.floor(box.maxLat * ROWS_PER_DEGREE);
-  if (last - first >= ROWS_LISTED) return sql<SqlBool>`${row} >= ${first} and ${row} <= ${last}`;
-  const rows = Array.from({ length: last - first + 1 }, (_, i) => first + i);
-  return sql<SqlBool>`${row} in (${sql.join(rows)})`;
+const CELLS_PER_DEGREE = 256;
+/** A box over at most this many rows of cells asks for each; a taller one reads the band between. */
+const ROWS_LISTED = 256;
+
+/** The index's expression for a coordinate's cell, written as migration 0051 writes it. */
+function cellOf(column: 'lat' | 'lon'): Expression<number> {
+  return sql<number>`floor(${sql.ref(column)} * ${sql.lit(CELLS_PER_DEGREE)})`;
+}
+
+/** A latitude's row or a longitude's column of cells in that index. */
+export function cellNumber(degrees: number): number {
+  return Math.floor(degrees * CELLS_PER_DEGREE);
 }
 
 /**
- * The box (src/lib/box.ts) as a WHERE fragment over `lat` and `lon`. Posts and media
- * without a location have null lat/lon: no comparison holds, so they drop out.
+ * The box's rows of cells, as the index keys them. Implied by the box's latitudes; it is what
+ * lets a small box seek each row (and in it, the cells of its longitudes) instead of reading its
+ * band round the world.
+ */
+function cellRows(box: Box): Expression<SqlBool> {
+  const first = cellNumber(box.minLat);
+  const last = cellNumber(box.maxLat);
+  if (last - first >= ROWS_LISTED) return sql<SqlBool>`${cellOf('lat')} between ${first} and ${last}`;
+  const rows = Array.from({ length: last - first + 1 }, (_, i) => first + i);
+  return sql<SqlBool>`${cellOf('lat')} in (${sql.join(rows)})`;
+}
+
+/**
+ * The box (src/lib/box.ts) as a WHERE fragment over `lat` and `lon`, with the cells it covers
+ * (implied by the exact conditions) for the index. Posts and media without a location have null
+ * lat/lon: no comparison holds, so they drop out.
  */
 export function boxFilter(box: Box): Expression<SqlBool> {
   const lat = sql.ref('lat');
   const lon = sql.ref('lon');
-  const inLat = sql<SqlBool>`${latRows(box)} and ${lat} >= ${box.minLat} and ${lat} <= ${box.maxLat}`;
+  const inLat = sql<SqlBool>`${cellRows(box)} and ${lat} >= ${box.minLat} and ${lat} <= ${box.maxLat}`;
   const ranges = lonRanges(box);
   if (ranges.some(([west, east]) => west === -180 && east === 180)) return sql<SqlBool>`(${inLat})`;
   const anywhere = [
-    ...ranges.map(([west, east]) => sql<SqlBool>`(${lon} >= ${west} and ${lon} <= ${east})`),
+    ...ranges.map(
+      ([west, east]) =>
+        sql<SqlBool>`(${cellOf('lon')} between ${cellNumber(west)} and ${cellNumber(east)}
+          and ${lon} >= ${west} and ${lon} <= ${east})`,
+    ),
     ...polesIn(box).map((pole) => sql<SqlBool>`${lat} = ${pole}`),
   ];
   return sql<SqlBool>`(${inLat} and (${sql.join(anywhere, sql` or `)}))`;

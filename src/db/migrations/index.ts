@@ -37,6 +37,7 @@ import * as m0044 from './0044_public_time_zone.ts';
 import * as m0045 from './0045_location_lock_order.ts';
 import * as m0049 from './0049_search_statistics.ts';
 import * as m0050 from './0050_location_batches.ts';
+import * as m0051 from './0051_position_cells.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_users': m0001,
@@ -75,4 +76,5 @@ export const migrations: Record<string, Migration> = {
   '0045_location_lock_order': m0045,
   '0049_search_statistics': m0049,
   '0050_location_batches': m0050,
+  '0051_position_cells': m0051,
 };
