@@ -13,6 +13,8 @@ import { migrateToLatest } from '../db/migrate.ts';
 import { boxFilter } from '../lib/box.repo.ts';
 import { migrations } from '../db/migrations/index.ts';
 import { foldCellLog } from '../locations/cells.repo.ts';
+import { insertLocationsGrouped } from '../locations/locations.repo.ts';
+import { newId } from '../lib/ids.ts';
 import { roundPoint } from '../privacy/precision.ts';
 import { updateSettings } from '../settings/settings.logic.ts';
 
@@ -369,6 +371,70 @@ describe('the cell counts', () => {
     expect(cells.map((row) => [row.level, Number(row.points)])).toEqual(
       [6, 9, 12, 15, 16, 17, 18].map((level) => [level, 50]),
     );
+  });
+  it('add up when the batches of several people share one commit, their history written once for them all', async () => {
+    const erin = await createTestUser(t.database, { username: 'erin' });
+    const frank = await createTestUser(t.database, { username: 'frank' });
+    const rows = (userId: string, points: Omit<Seed, 'scope'>[], scope: 'public' | 'private') =>
+      points.map((p) => ({
+        user_id: userId,
+        id: newId(),
+        scope,
+        time: p.time,
+        created_at: p.time,
+        lat: p.lat,
+        lon: p.lon,
+        alt: null,
+        accuracy: null,
+        speed: null,
+        heading: null,
+        source: null,
+      }));
+    // Erin's two batches cross the same cells; the last is her first again.
+    const erinPublic = spread(20, 7, berlin, 0.01);
+    const erinPrivate = spread(20, 8, berlin, 0.01);
+    const frankPublic = spread(30, 9, berlin, 0.01);
+    const stored = await Promise.all([
+      insertLocationsGrouped(t.database.db, rows(erin.id, erinPublic, 'public')),
+      insertLocationsGrouped(t.database.db, rows(erin.id, erinPrivate, 'private')),
+      insertLocationsGrouped(t.database.db, rows(frank.id, frankPublic, 'public')),
+      insertLocationsGrouped(t.database.db, rows(erin.id, erinPublic, 'public')),
+    ]);
+    expect(stored).toEqual([20, 20, 30, 0]);
+    if (DIALECT === 'sqlite')
+      expect(await t.database.db.selectFrom('location_cell_log').select('cx').execute()).toEqual([]);
+    const finest = async (userId: string) =>
+      (
+        await t.database.db
+          .selectFrom('location_cells')
+          .select(['cx', 'cy', 'points'])
+          .where('user_id', '=', userId)
+          .where('level', '=', 18)
+          .where('points', '>', 0)
+          .execute()
+      )
+        .map((cell) => `${cell.cx}/${cell.cy}:${Number(cell.points)}`)
+        .sort();
+    const expected = (points: Omit<Seed, 'scope'>[]) => {
+      const counts = new Map<string, number>();
+      for (const p of points) {
+        const key = tileOf(p.lat, p.lon, 18).join('/');
+        counts.set(key, (counts.get(key) ?? 0) + 1);
+      }
+      return [...counts].map(([key, n]) => `${key}:${n}`).sort();
+    };
+    expect(await finest(erin.id)).toEqual(expected([...erinPublic, ...erinPrivate]));
+    expect(await finest(frank.id)).toEqual(expected(frankPublic));
+    const counters = await t.database.db
+      .selectFrom('users')
+      .select(['username', 'public_locations'])
+      .where('id', 'in', [erin.id, frank.id])
+      .orderBy('username')
+      .execute();
+    expect(counters.map((row) => [row.username, Number(row.public_locations)])).toEqual([
+      ['erin', 20],
+      ['frank', 30],
+    ]);
   });
 });
 

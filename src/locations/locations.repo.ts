@@ -53,18 +53,36 @@ export const BATCH_FROM = 8;
  * same transaction (src/privacy/places.ts), whatever the caller passed.
  */
 export async function insertLocations(db: Db, rows: LocationRow[]): Promise<number> {
-  if (!db.isTransaction) return db.transaction().execute((trx) => insertLocations(trx, rows));
+  const [stored] = await insertLocationBatches(db, [rows]);
+  return stored!;
+}
+
+/**
+ * Inserts batches as `insertLocations` does each, in one transaction, with the history's work
+ * done once for them all: one batch for the triggers' work (src/locations/batch.repo.ts) and one
+ * fold of the cell log, so the batches of a shared commit that cross the same cells add to
+ * each cell once. Returns how many of each batch were new.
+ */
+async function insertLocationBatches(db: Db, batches: LocationRow[][]): Promise<number[]> {
+  if (!db.isTransaction) return db.transaction().execute((trx) => insertLocationBatches(trx, batches));
   const rules = await hideRulesForWrite(
     db,
-    rows.map((row) => row.user_id),
+    batches.flatMap((rows) => rows.map((row) => row.user_id)),
   );
-  const flagged = rows.map((row) => ({
-    ...row,
-    import_id: row.import_id ?? null,
-    hidden: rules.get(row.user_id)?.(row.lat, row.lon) ? 1 : 0,
-  }));
-  const insert = () => insertManyIgnoringConflicts(db, 'locations', LOCATION_COLUMNS, flagged, KEY);
-  const stored = rows.length >= BATCH_FROM ? await writeBatch(db, insert) : await insert();
+  const insertEach = async () => {
+    const stored: number[] = [];
+    for (const rows of batches) {
+      const flagged = rows.map((row) => ({
+        ...row,
+        import_id: row.import_id ?? null,
+        hidden: rules.get(row.user_id)?.(row.lat, row.lon) ? 1 : 0,
+      }));
+      stored.push(await insertManyIgnoringConflicts(db, 'locations', LOCATION_COLUMNS, flagged, KEY));
+    }
+    return stored;
+  };
+  const points = batches.reduce((sum, rows) => sum + rows.length, 0);
+  const stored = points >= BATCH_FROM ? await writeBatch(db, insertEach) : await insertEach();
   await foldCellLog(db);
   return stored;
 }
@@ -81,7 +99,8 @@ const queues = new WeakMap<Db, { waiting: Waiting[]; busy: boolean }>();
 /**
  * `insertLocations` with group commit: the batches of requests that arrive while a commit is
  * under way are written together in the next transaction (one statement, and one count, per
- * batch), so many small batches share one durable commit instead of queueing for one each
+ * batch, and the history's work once for them all: `insertLocationBatches`), so many small
+ * batches share one durable commit instead of queueing for one each
  * (SQLite has one writer, and each commit waits for the disk). Each promise resolves only
  * once its rows are committed; every batch is still all or nothing. Should the shared
  * transaction fail, each batch is retried alone, so only the faulty one is refused. Inside a
@@ -107,11 +126,10 @@ async function commitWaiting(db: Db, queue: { waiting: Waiting[]; busy: boolean 
   while (queue.waiting.length > 0) {
     const group = queue.waiting.splice(0);
     try {
-      const counts = await db.transaction().execute(async (trx) => {
-        const stored: number[] = [];
-        for (const batch of group) stored.push(await insertLocations(trx, batch.rows));
-        return stored;
-      });
+      const counts = await insertLocationBatches(
+        db,
+        group.map((batch) => batch.rows),
+      );
       group.forEach((batch, index) => batch.resolve(counts[index] ?? 0));
     } catch {
       for (const batch of group) await insertLocations(db, batch.rows).then(batch.resolve, batch.reject);
