@@ -1,3 +1,4 @@
+import { CompiledQuery, SqliteAdapter } from 'kysely';
 import { insertManyIgnoringConflicts } from '../db/bulk.ts';
 import type { Db } from '../db/database.ts';
 import type { LocationsTable, ScopeValue } from '../db/schema.ts';
@@ -59,9 +60,11 @@ export async function insertLocations(db: Db, rows: LocationRow[]): Promise<numb
 
 /**
  * Inserts batches as `insertLocations` does each, in one transaction, with the history's work
- * done once for them all: one batch for the triggers' work (src/locations/batch.repo.ts) and one
- * fold of the cell log, so the batches of a shared commit that cross the same cells add to
- * each cell once. Returns how many of each batch were new.
+ * done once for them all. On SQLite: a statement and a count per batch, then one batch for the
+ * triggers' work (src/locations/batch.repo.ts) and one fold of the cell log, so the batches of a
+ * shared commit that cross the same cells add to each cell once. On PostgreSQL, whose triggers
+ * run once per statement: one statement for every batch (`insertAllPostgres`). Returns how many
+ * of each batch were new.
  */
 async function insertLocationBatches(db: Db, batches: LocationRow[][]): Promise<number[]> {
   if (!db.isTransaction) return db.transaction().execute((trx) => insertLocationBatches(trx, batches));
@@ -69,15 +72,18 @@ async function insertLocationBatches(db: Db, batches: LocationRow[][]): Promise<
     db,
     batches.flatMap((rows) => rows.map((row) => row.user_id)),
   );
+  const flagged = batches.map((rows) =>
+    rows.map((row) => ({
+      ...row,
+      import_id: row.import_id ?? null,
+      hidden: rules.get(row.user_id)?.(row.lat, row.lon) ? 1 : 0,
+    })),
+  );
+  if (!(db.getExecutor().adapter instanceof SqliteAdapter)) return insertAllPostgres(db, flagged);
   const insertEach = async () => {
     const stored: number[] = [];
-    for (const rows of batches) {
-      const flagged = rows.map((row) => ({
-        ...row,
-        import_id: row.import_id ?? null,
-        hidden: rules.get(row.user_id)?.(row.lat, row.lon) ? 1 : 0,
-      }));
-      stored.push(await insertManyIgnoringConflicts(db, 'locations', LOCATION_COLUMNS, flagged, KEY));
+    for (const rows of flagged) {
+      stored.push(await insertManyIgnoringConflicts(db, 'locations', LOCATION_COLUMNS, rows, KEY));
     }
     return stored;
   };
@@ -85,6 +91,42 @@ async function insertLocationBatches(db: Db, batches: LocationRow[][]): Promise<
   const stored = points >= BATCH_FROM ? await writeBatch(db, insertEach) : await insertEach();
   await foldCellLog(db);
   return stored;
+}
+
+/** The type of each of `LOCATION_COLUMNS` as an array, in their order. */
+const POSTGRES_ARRAYS: Record<(typeof LOCATION_COLUMNS)[number], string> = {
+  user_id: 'text[]',
+  id: 'text[]',
+  scope: 'text[]',
+  time: 'bigint[]',
+  created_at: 'bigint[]',
+  lat: 'float8[]',
+  lon: 'float8[]',
+  alt: 'float8[]',
+  accuracy: 'float8[]',
+  speed: 'float8[]',
+  heading: 'float8[]',
+  source: 'text[]',
+  import_id: 'text[]',
+  hidden: 'integer[]',
+};
+
+/**
+ * Every batch in one statement, its columns as arrays: one fixed text, so PostgreSQL parses
+ * fourteen parameters instead of fourteen a point, and its statement triggers run once for the
+ * whole commit. The ids of the new rows come back, and each batch counts its own; a point that
+ * two batches both carry is stored once, for the first of them.
+ */
+const POSTGRES_INSERT = `insert into locations (${LOCATION_COLUMNS.join(', ')})
+  select * from unnest(${LOCATION_COLUMNS.map((column, i) => `$${i + 1}::${POSTGRES_ARRAYS[column]}`).join(', ')})
+  on conflict (${KEY.join(', ')}) do nothing returning id`;
+
+async function insertAllPostgres(db: Db, batches: LocationRow[][]): Promise<number[]> {
+  const rows = batches.flat();
+  const columns = LOCATION_COLUMNS.map((column) => rows.map((row) => row[column]));
+  const { rows: inserted } = await db.executeQuery<{ id: string }>(CompiledQuery.raw(POSTGRES_INSERT, columns));
+  const stored = new Set(inserted.map((row) => row.id));
+  return batches.map((batch) => batch.filter((row) => stored.has(row.id)).length);
 }
 
 interface Waiting {
