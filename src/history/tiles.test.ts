@@ -13,6 +13,8 @@ import { migrateToLatest } from '../db/migrate.ts';
 import { boxFilter } from '../lib/box.repo.ts';
 import { migrations } from '../db/migrations/index.ts';
 import { foldCellLog } from '../locations/cells.repo.ts';
+import { cell } from '../db/migrations/0012_location_history.ts';
+import { CELL_LEVELS } from '../db/migrations/0027_cell_level_17.ts';
 import { insertLocationsGrouped } from '../locations/locations.repo.ts';
 import { newId } from '../lib/ids.ts';
 import { roundPoint } from '../privacy/precision.ts';
@@ -435,6 +437,45 @@ describe('the cell counts', () => {
       ['erin', 20],
       ['frank', 30],
     ]);
+  });
+});
+
+describe('the cells of every level', () => {
+  it("are each point's own cell at that level, at the edges of the grid too", async () => {
+    const gina = await createTestUser(t.database, { username: 'gina' });
+    const edges = [
+      { lat: 85.2, lon: 180 },
+      { lat: -89.9, lon: -180 },
+      { lat: 85.0511, lon: 179.9999999 },
+      { lat: 1e-300, lon: 0 },
+      { lat: -1e-300, lon: -0.0000001 },
+      { lat: 0, lon: 0 },
+      { lat: 52.52, lon: 13.4 },
+      { lat: -33.8688, lon: 151.2093 },
+    ];
+    const points = [
+      ...edges.map((p, i) => ({ ...p, time: 1_710_000_000_000 + i * 1000, scope: 'public' as const })),
+      ...spread(40, 11, berlin, 0.5).map((p) => ({ ...p, scope: 'private' as const })),
+    ];
+    await insertItems(t.database, 'locations', gina.id, points);
+    await foldCellLog(t.database.db);
+    for (const level of CELL_LEVELS) {
+      // The cell computed at this level directly, as migration 0012 first counted them.
+      const { cx, cy } = cell('r', DIALECT === 'sqlite', String(level));
+      const direct = await sql<{ cx: number; cy: number; points: number }>`select cx, cy, count(*) as points
+        from (select ${cx} as cx, ${cy} as cy from locations r where r.user_id = ${gina.id}) c
+        group by cx, cy`.execute(t.database.db);
+      const kept = await t.database.db
+        .selectFrom('location_cells')
+        .select(['cx', 'cy', 'points'])
+        .where('user_id', '=', gina.id)
+        .where('level', '=', level)
+        .where('points', '>', 0)
+        .execute();
+      const key = (cells: { cx: number; cy: number; points: number | string | bigint }[]) =>
+        cells.map((c) => `${c.cx}/${c.cy}:${Number(c.points)}`).sort();
+      expect(key(kept), `level ${level}`).toEqual(key(direct.rows));
+    }
   });
 });
 

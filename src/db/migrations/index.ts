@@ -38,6 +38,7 @@ import * as m0045 from './0045_location_lock_order.ts';
 import * as m0049 from './0049_search_statistics.ts';
 import * as m0050 from './0050_location_batches.ts';
 import * as m0051 from './0051_position_cells.ts';
+import * as m0052 from './0052_cells_from_finest.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_users': m0001,
@@ -77,4 +78,5 @@ export const migrations: Record<string, Migration> = {
   '0049_search_statistics': m0049,
   '0050_location_batches': m0050,
   '0051_position_cells': m0051,
+  '0052_cells_from_finest': m0052,
 };
