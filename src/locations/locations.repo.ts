@@ -140,9 +140,9 @@ const queues = new WeakMap<Db, { waiting: Waiting[]; busy: boolean }>();
 
 /**
  * `insertLocations` with group commit: the batches of requests that arrive while a commit is
- * under way are written together in the next transaction (one statement, and one count, per
- * batch, and the history's work once for them all: `insertLocationBatches`), so many small
- * batches share one durable commit instead of queueing for one each
+ * under way are written together in the next transaction (a count per batch, and the history's
+ * work once for them all: `insertLocationBatches`), so many small batches share one durable
+ * commit instead of queueing for one each
  * (SQLite has one writer, and each commit waits for the disk). Each promise resolves only
  * once its rows are committed; every batch is still all or nothing. Should the shared
  * transaction fail, each batch is retried alone, so only the faulty one is refused. Inside a
