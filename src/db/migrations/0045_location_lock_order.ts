@@ -16,10 +16,30 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   if (db.getExecutor().adapter instanceof SqliteAdapter) return;
   const levels = CELL_LEVELS.map((level) => `select ${level} as level`).join(' union all ');
   const { cx, cy } = cell('r', false);
+  await replaceHistoryFunction(
+    db,
+    (rows, sign) => `
+    insert into location_cells (user_id, level, cx, cy, points)
+      select user_id, level, cx, cy, ${sign}count(*) from (
+        select r.user_id, l.level, ${cx.compile(db).sql} as cx, ${cy.compile(db).sql} as cy
+        from ${rows} r cross join (${levels}) l) c
+      group by user_id, level, cx, cy order by user_id, level, cx, cy
+      on conflict (user_id, level, cx, cy) do update set points = location_cells.points + excluded.points;`,
+  );
+}
+
+/**
+ * Replaces PostgreSQL's trigger function with migration 0012's statements in another order: for
+ * the transition table's rows of living people, the version rows (in key order), then the marks,
+ * then `cells` (a statement over `rows`, adding `sign` times each cell's points; migration 0052
+ * writes another).
+ */
+export async function replaceHistoryFunction(
+  db: Kysely<unknown>,
+  cells: (rows: string, sign: '+' | '-') => string,
+): Promise<void> {
   const live = (rows: string) =>
     `(select * from ${rows} r where exists (select 1 from users u where u.id = r.user_id))`;
-  // As migration 0012's, in another order: the version rows (in key order), then the marks,
-  // then the cells.
   const effects = (transition: string, sign: '+' | '-') => {
     const rows = live(transition);
     return `
@@ -28,13 +48,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       on conflict (user_id) do update set version = location_versions.version + 1;
     insert into location_dirty (user_id, bucket)
       select distinct r.user_id, ${bucketOf('r').compile(db).sql} from ${rows} r order by 1, 2
-      on conflict (user_id, bucket) do update set bucket = excluded.bucket;
-    insert into location_cells (user_id, level, cx, cy, points)
-      select user_id, level, cx, cy, ${sign}count(*) from (
-        select r.user_id, l.level, ${cx.compile(db).sql} as cx, ${cy.compile(db).sql} as cy
-        from ${rows} r cross join (${levels}) l) c
-      group by user_id, level, cx, cy order by user_id, level, cx, cy
-      on conflict (user_id, level, cx, cy) do update set points = location_cells.points + excluded.points;`;
+      on conflict (user_id, bucket) do update set bucket = excluded.bucket;${cells(rows, sign)}`;
   };
   await sql`create or replace function waypost_location_history() returns trigger language plpgsql as $$
     begin

@@ -9,37 +9,24 @@
 // two is exact in floating point, so the floor of either product names the same cell, and the
 // clamp to the grid's last cell shifts to the last cell too. The statements and their order are
 // 0045's otherwise; SQLite's triggers are unchanged.
-import { SqliteAdapter, sql, type Kysely } from 'kysely';
-import { bucketOf, cell } from './0012_location_history.ts';
+import { SqliteAdapter, type Kysely } from 'kysely';
+import { cell } from './0012_location_history.ts';
 import { CELL_LEVELS } from './0027_cell_level_17.ts';
+import { replaceHistoryFunction } from './0045_location_lock_order.ts';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   if (db.getExecutor().adapter instanceof SqliteAdapter) return;
   const finest = CELL_LEVELS.at(-1)!;
   const levels = CELL_LEVELS.map((level) => `select ${level} as level, ${finest - level} as shift`).join(' union all ');
   const { cx, cy } = cell('r', false, String(finest));
-  const live = (rows: string) =>
-    `(select * from ${rows} r where exists (select 1 from users u where u.id = r.user_id))`;
-  const effects = (transition: string, sign: '+' | '-') => {
-    const rows = live(transition);
-    return `
-    insert into location_versions (user_id, version)
-      select distinct user_id, 1 from ${rows} v order by 1
-      on conflict (user_id) do update set version = location_versions.version + 1;
-    insert into location_dirty (user_id, bucket)
-      select distinct r.user_id, ${bucketOf('r').compile(db).sql} from ${rows} r order by 1, 2
-      on conflict (user_id, bucket) do update set bucket = excluded.bucket;
+  await replaceHistoryFunction(
+    db,
+    (rows, sign) => `
     insert into location_cells (user_id, level, cx, cy, points)
       select f.user_id, l.level, f.cx >> l.shift, f.cy >> l.shift, ${sign}sum(f.points)::bigint from (
         select r.user_id, ${cx.compile(db).sql} as cx, ${cy.compile(db).sql} as cy, count(*) as points
         from ${rows} r group by 1, 2, 3) f cross join (${levels}) l
       group by f.user_id, l.level, f.cx >> l.shift, f.cy >> l.shift order by 1, 2, 3, 4
-      on conflict (user_id, level, cx, cy) do update set points = location_cells.points + excluded.points;`;
-  };
-  await sql`create or replace function waypost_location_history() returns trigger language plpgsql as $$
-    begin
-      if tg_op in ('DELETE', 'UPDATE') then ${sql.raw(effects('old_rows', '-'))} end if;
-      if tg_op in ('INSERT', 'UPDATE') then ${sql.raw(effects('new_rows', '+'))} end if;
-      return null;
-    end $$`.execute(db);
+      on conflict (user_id, level, cx, cy) do update set points = location_cells.points + excluded.points;`,
+  );
 }
