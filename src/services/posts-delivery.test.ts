@@ -100,6 +100,26 @@ describe('POST /posts delivery', () => {
     expect(await countRows(t.database, 'jobs')).toBe(jobs);
   });
 
+  it("a page of posts shows each post's own deliveries, by service id", async () => {
+    const first = (
+      await post({ text: 'to both groups', groups: [groupB, groupA], scope: 'private' })
+    ).json<PostObject>();
+    const second = (await post({ text: 'to the first group', groups: [groupA], scope: 'private' })).json<PostObject>();
+    const page = await t.app.inject({
+      url: '/posts/private?count=2',
+      headers: { authorization: `Bearer ${poster}` },
+    });
+    expect(page.statusCode).toBe(200);
+    const byId = new Map(page.json<PostObject[]>().map((p) => [p.id, p.deliveries?.map((d) => d.service_id)]));
+    const sorted = (ids: string[]) => [...ids].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    expect(byId).toEqual(
+      new Map([
+        [first.id, sorted(services)],
+        [second.id, sorted([services[0] ?? '', services[1] ?? ''])],
+      ]),
+    );
+  });
+
   it('the worker delivers it, and the owner sees the outcome on the post; others see no deliveries', async () => {
     const verified: { data: { id: string; text: string } }[] = [];
     receiver.answer = (request, response) => {
