@@ -2,6 +2,7 @@
 // every lookup by id goes through `scopeRule` (docs/conventions.md 7), so no query can forget it.
 import { sql, type Expression, type Selectable, type SqlBool } from 'kysely';
 import type { Db } from '../db/database.ts';
+import { runFixed, slot } from '../db/fixed.ts';
 import type { ItemColumns, ScopeValue, Tables } from '../db/schema.ts';
 
 export type ItemTable = 'posts' | 'media' | 'locations';
@@ -30,7 +31,8 @@ export function scopeRule(audience: Audience, table: ItemTable): Expression<SqlB
   const shown = shownToAnyone(table);
   if ('owner' in audience) {
     if (audience.scope === 'public') return sql<SqlBool>`(${userId} = ${audience.owner} and ${shown})`;
-    return sql<SqlBool>`(${userId} = ${audience.owner} and ${sql.ref('scope')} = ${audience.scope})`;
+    // A literal, as the public rule's: the scope decides the statement's shape (src/db/fixed.ts).
+    return sql<SqlBool>`(${userId} = ${audience.owner} and ${sql.ref('scope')} = 'private')`;
   }
   if (audience.viewer === undefined) return shown;
   return sql<SqlBool>`(${shown} or ${userId} = ${audience.viewer})`;
@@ -54,7 +56,8 @@ export interface PageQuery {
 /**
  * One page of a collection, keyset-paged on (time, id) (never OFFSET): with the index
  * (user_id, scope, time, id) the database seeks to the key and reads `count + 1` rows, however
- * deep the page is. The extra row tells whether a next page exists.
+ * deep the page is. The extra row tells whether a next page exists. Without a `filter`, the
+ * statement is compiled once per shape (src/db/fixed.ts).
  */
 export async function selectPage<T extends ItemTable>(
   db: Db,
@@ -63,6 +66,55 @@ export async function selectPage<T extends ItemTable>(
   page: PageQuery,
   filter?: Expression<SqlBool>,
 ): Promise<{ rows: ItemRow<T>[]; more: boolean }> {
+  const limit = page.count + 1;
+  const rows = filter
+    ? (await pageStatement<T>(table, audience, page, limit, filter).execute(db)).rows
+    : await runFixed(
+        db,
+        pageShape(table, audience, page),
+        () => pageStatement<T>(table, ...pageSlots(audience, page)).compile(db),
+        [
+          'owner' in audience ? audience.owner : audience.viewer,
+          page.sinceMs,
+          page.untilMs,
+          page.after?.time,
+          page.after?.id,
+          limit,
+        ],
+      );
+  return { rows: rows.slice(0, page.count), more: rows.length > page.count };
+}
+
+/** What decides a page statement's SQL text: everything but the values. */
+function pageShape(table: ItemTable, audience: Audience, page: PageQuery): string {
+  const who = 'owner' in audience ? `owner ${audience.scope}` : audience.viewer === undefined ? 'anyone' : 'viewer';
+  const bounds = [page.sinceMs, page.untilMs, page.after].map((bound) => (bound === undefined ? '-' : '+')).join('');
+  return `page ${table} ${who} ${page.order} ${bounds}`;
+}
+
+/** The audience, the page and the limit of `pageShape`'s statement, with slots for the values of selectPage's call. */
+function pageSlots(audience: Audience, page: PageQuery): [Audience, PageQuery, number] {
+  const who: Audience =
+    'owner' in audience
+      ? { owner: slot(0), scope: audience.scope }
+      : { viewer: audience.viewer === undefined ? undefined : slot(0) };
+  const bounds: PageQuery = {
+    count: 0,
+    order: page.order,
+    sinceMs: page.sinceMs === undefined ? undefined : slot(1),
+    untilMs: page.untilMs === undefined ? undefined : slot(2),
+    after: page.after === undefined ? undefined : { time: slot(3), id: slot(4) },
+  };
+  return [who, bounds, slot(5)];
+}
+
+function pageStatement<T extends ItemTable>(
+  table: T,
+  audience: Audience,
+  page: PageQuery,
+  limit: number,
+  filter?: Expression<SqlBool>,
+) {
   const time = sql.ref('time');
   const id = sql.ref('id');
   const direction = page.order === 'desc' ? sql.raw('desc') : sql.raw('asc');
@@ -76,9 +128,8 @@ export async function selectPage<T extends ItemTable>(
   }
   if (filter) conditions.push(filter);
   const where = sql.join(conditions, sql` and `);
-  const { rows } = await sql<ItemRow<T>>`select * from ${sql.table(table)} where ${where}
-    order by ${time} ${direction}, ${id} ${direction} limit ${page.count + 1}`.execute(db);
-  return { rows: rows.slice(0, page.count), more: rows.length > page.count };
+  return sql<ItemRow<T>>`select * from ${sql.table(table)} where ${where}
+    order by ${time} ${direction}, ${id} ${direction} limit ${limit}`;
 }
 
 /** Rows the database reads per round of `selectKeptPage`, at most. */

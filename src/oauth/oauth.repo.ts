@@ -1,6 +1,7 @@
 // All SQL over the oauth_entities table: the oidc-provider adapter's storage, and the queries
 // the account page, the bearer check and housekeeping need.
 import type { Db } from '../db/database.ts';
+import { runFixed, slot } from '../db/fixed.ts';
 import type { OAuthEntitiesTable } from '../db/schema.ts';
 
 export type EntityRow = Pick<OAuthEntitiesTable, 'payload' | 'grant_id' | 'consumed_at'>;
@@ -213,6 +214,13 @@ export async function findClientPayloads(db: Db, clientIds: string[]): Promise<M
 }
 
 /** What a cached access token is checked against on every request (migration 0014). */
-export function findAuthState(db: Db, userId: string): Promise<{ username: string; auth_version: number } | undefined> {
-  return db.selectFrom('users').select(['username', 'auth_version']).where('id', '=', userId).executeTakeFirst();
+export async function findAuthState(
+  db: Db,
+  userId: string,
+): Promise<{ username: string; auth_version: number } | undefined> {
+  // Every request with a token reads it: compiled once (src/db/fixed.ts).
+  const build = () =>
+    db.selectFrom('users').select(['username', 'auth_version']).where('id', '=', slot<string>(0)).compile();
+  const [state] = await runFixed(db, 'auth state', build, [userId]);
+  return state;
 }

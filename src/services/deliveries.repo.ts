@@ -1,5 +1,6 @@
 // All SQL for deliveries: one row per (post, service), the state a post's owner sees.
 import type { Db } from '../db/database.ts';
+import { runFixed, slot } from '../db/fixed.ts';
 import { deleteJobs } from '../jobs/jobs.repo.ts';
 import type { DeliveriesTable } from '../db/schema.services.ts';
 
@@ -24,12 +25,19 @@ export function findDeliveryRow(db: Db, id: string): Promise<DeliveryRow | undef
  */
 export async function listDeliveryRows(db: Db, userId: string, postIds: readonly string[]): Promise<DeliveryRow[]> {
   if (postIds.length === 0) return [];
-  const rows = await db
-    .selectFrom('deliveries')
-    .selectAll()
-    .where('user_id', '=', userId)
-    .where('post_id', 'in', [...postIds])
-    .execute();
+  // Every page of posts reads them: compiled once per number of posts (src/db/fixed.ts).
+  const build = () =>
+    db
+      .selectFrom('deliveries')
+      .selectAll()
+      .where('user_id', '=', slot<string>(0))
+      .where(
+        'post_id',
+        'in',
+        postIds.map((_, i) => slot<string>(i + 1)),
+      )
+      .compile();
+  const rows = await runFixed(db, `deliveries of ${postIds.length} posts`, build, [userId, ...postIds]);
   return rows.sort((a, b) => compare(a.post_id, b.post_id) || compare(a.service_id, b.service_id));
 }
 
