@@ -30,7 +30,7 @@ import { createReadStream } from 'node:fs';
 import pg from 'pg';
 import SQLite from 'better-sqlite3';
 import { freshPostgres } from './seed-pg.ts';
-import { SERVER_NODE_FLAGS } from '../scripts/server-flags.mjs';
+import { IMPORT_NODE_FLAGS } from '../src/job-runner.ts';
 import { newIds } from '../src/lib/ids.ts';
 import { createUser } from '../src/users/users.logic.ts';
 
@@ -251,9 +251,9 @@ async function baselineRun() {
 const rate = (seconds: number) => Math.round(POINTS / seconds);
 
 async function inChild<T>(mode: string, file: string): Promise<T> {
-  // Every mode runs with the import worker's flags (src/imports/imports.fork.ts): the server's
-  // memory flags and the default heap limit, WAYPOST_IMPORT_MEMORY_MB.
-  const flags = [...SERVER_NODE_FLAGS, '--max-old-space-size=512'];
+  // Every mode runs with the import worker's flags (src/imports/imports.fork.ts): its young
+  // generation's limit and the default heap limit, WAYPOST_IMPORT_MEMORY_MB.
+  const flags = [...IMPORT_NODE_FLAGS, '--max-old-space-size=512'];
   const child = spawn(process.execPath, [...flags, fileURLToPath(import.meta.url), mode, file], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });

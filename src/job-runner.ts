@@ -46,8 +46,12 @@ export interface JobRunnerOptions {
 
 /** The child process an import runs in (src/imports/imports.fork.ts), beside this module as .ts or .js. */
 const IMPORT_WORKER = new URL(`./import-worker${extname(fileURLToPath(import.meta.url))}`, import.meta.url);
-/** The server's own memory flags (scripts/server-flags.mjs), which suit an import's allocation too; not --watch and the like. */
-const importNodeFlags = () => process.execArgv.filter((flag) => flag.startsWith('--max-semi-space-size'));
+/**
+ * An import's child process keeps V8's young generation small: it allocates fast for as long as
+ * the file lasts, and its peak memory is what it is measured by (BENCHMARKS.md, "Imports"). The
+ * server runs with a larger one (scripts/server-flags.mjs), which its requests want.
+ */
+export const IMPORT_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=4'];
 
 export interface JobRunner {
   worker: Worker;
@@ -128,7 +132,7 @@ export function createJobRunner(options: JobRunnerOptions): JobRunner {
                 config,
                 memoryMb: config.importMemoryMb,
                 leaseMs: config.jobLeaseSeconds * 1000,
-                execArgv: importNodeFlags(),
+                execArgv: IMPORT_NODE_FLAGS,
               },
       }),
       [POLL_JOB]: pollHandler({
