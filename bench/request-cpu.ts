@@ -1,0 +1,128 @@
+// `npm run bench:request-cpu -- <kind> <name>=<checkout>[:<node flag>...] ...`: what one private
+// page costs Waypost's server in CPU time, for several checkouts (or Node flags) side by side, so a
+// change to the request path is measured against the code before it on the same machine and
+// data. Each side is `bench/server.ts` of its checkout, with that checkout's server flags unless
+// flags are given, on its own copy of one seeded SQLite file (200,000 points, 100,000 posts,
+// 20,000 media, private); the checkouts must know the same migrations. In each round every side
+// is loaded in turn: 10 connections, BENCH_SECONDS (default 5) after a warm-up, a random
+// `until_time` each request. Printed per side: the server's CPU time per answered request
+// (from /proc; what the machine's other load changes least), its rate and p99, as the median
+// (min-max) of BENCH_ROUNDS rounds (default 5). Nothing here asserts them.
+//
+//   npm run bench:request-cpu -- posts before=../waypost-main after=.
+//   npm run bench:request-cpu -- locations small=.:--max-semi-space-size=4 large=.:--max-semi-space-size=16
+import { spawn } from 'node:child_process';
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { createInterface } from 'node:readline';
+import { children, load, log, median, migratedDb, spread, type Load } from './harness.ts';
+import { BASE_TIME, openBare, seedPrivateItems, seedUser } from './seed.ts';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const COUNTS = { locations: 200_000, posts: 100_000, media: 20_000 };
+type Kind = keyof typeof COUNTS;
+
+const [kind, ...sides] = process.argv.slice(2);
+if (!kind || !(kind in COUNTS) || sides.length === 0 || sides.some((side) => !side.includes('='))) {
+  throw new Error('usage: request-cpu.ts <locations|posts|media> <name>=<checkout>[:<node flag>...] ...');
+}
+const work = mkdtempSync(join(tmpdir(), 'waypost-bench-request-cpu-'));
+
+/** The flags the checkout's servers run with (scripts/server-flags.mjs), when it has them. */
+async function serverFlags(checkout: string): Promise<string[]> {
+  const file = join(checkout, 'scripts/server-flags.mjs');
+  if (!existsSync(file)) return [];
+  const flags = (await import(pathToFileURL(file).href)) as { SERVER_NODE_FLAGS?: string[] };
+  return flags.SERVER_NODE_FLAGS ?? [];
+}
+
+async function startSide(name: string, spec: string, seeded: string, userId: string) {
+  const [dir = '.', ...given] = spec.split(':');
+  const checkout = resolve(dir);
+  const flags = given.length > 0 ? given : await serverFlags(checkout);
+  const file = join(work, `${name}.db`);
+  copyFileSync(seeded, file);
+  const child = spawn(
+    process.execPath,
+    [...flags, join(checkout, 'bench/server.ts'), file, join(work, `${name}-data`)],
+    {
+      env: {
+        ...process.env,
+        BENCH_TOKEN_USER: userId,
+        BENCH_TOKEN_PERMISSIONS: 'get_private_scope',
+        WAYPOST_PUBLIC_CACHE_MB: '0',
+      },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  children.push(child);
+  for await (const line of createInterface({ input: child.stdout })) {
+    const { port, token } = JSON.parse(line) as { port: number; token: string };
+    return {
+      name,
+      label: `${name} (${checkout}${flags.length ? ` ${flags.join(' ')}` : ''})`,
+      port,
+      token,
+      pid: child.pid!,
+    };
+  }
+  throw new Error(`${name}: the server in ${checkout} exited before it was ready`);
+}
+
+async function main() {
+  log(`seeding ${COUNTS.locations} points, ${COUNTS.posts} posts, ${COUNTS.media} media (private)...`);
+  const seeded = await migratedDb(work, 'seeded.db');
+  const bare = openBare(seeded);
+  const userId = seedUser(bare, 'owner');
+  seedPrivateItems(bare, userId, COUNTS);
+  bare.close();
+
+  const servers = [];
+  for (const side of sides) {
+    const at = side.indexOf('=');
+    servers.push(await startSide(side.slice(0, at), side.slice(at + 1), seeded, userId));
+  }
+  const n = COUNTS[kind as Kind];
+  const path = () =>
+    `/${kind}/private?count=50&until_time=${(BASE_TIME + 100_000 + Math.floor(Math.random() * (n - 100) * 1000)) / 1000}`;
+  const loads = new Map<string, Load[]>(servers.map((server) => [server.name, []]));
+  for (let round = 0; round < ROUNDS; round += 1) {
+    for (const server of servers) {
+      const headers = { authorization: `Bearer ${server.token}` };
+      const result = await load(`http://127.0.0.1:${server.port}`, 10, SECONDS, { headers, path, pid: server.pid });
+      if (result.non2xx > 0) throw new Error(`${server.name}: ${result.non2xx} answers were not 2xx`);
+      loads.get(server.name)!.push(result);
+    }
+  }
+  log(
+    `| GET /${kind}/private?count=50, 10 connections, ${ROUNDS} rounds of ${SECONDS} s | CPU ms/request | req/s | p99 ms |`,
+  );
+  log('|---|---|---|---|');
+  for (const server of servers) {
+    const results = loads.get(server.name)!;
+    const cell = (values: number[], digits: number) => `${median(values).toFixed(digits)} (${spread(values, digits)})`;
+    log(
+      `| ${server.label} | ${cell(
+        results.map((l) => l.cpuMs),
+        3,
+      )} | ${cell(
+        results.map((l) => l.rps),
+        0,
+      )} | ${cell(
+        results.map((l) => l.p99),
+        0,
+      )} |`,
+    );
+  }
+}
+
+try {
+  await main();
+} finally {
+  for (const child of children) child.kill('SIGTERM');
+  await new Promise((done) => setTimeout(done, 500));
+  rmSync(work, { recursive: true, force: true });
+}
