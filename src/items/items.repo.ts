@@ -93,13 +93,12 @@ function pageShape(table: ItemTable, audience: Audience, page: PageQuery): strin
 }
 
 /** The audience, the page and the limit of `pageShape`'s statement, with slots for the values of selectPage's call. */
-function pageSlots(audience: Audience, page: PageQuery): [Audience, PageQuery, number] {
+function pageSlots(audience: Audience, page: PageQuery): [Audience, PageBounds, number] {
   const who: Audience =
     'owner' in audience
       ? { owner: slot(0), scope: audience.scope }
       : { viewer: audience.viewer === undefined ? undefined : slot(0) };
-  const bounds: PageQuery = {
-    count: 0,
+  const bounds: PageBounds = {
     order: page.order,
     sinceMs: page.sinceMs === undefined ? undefined : slot(1),
     untilMs: page.untilMs === undefined ? undefined : slot(2),
@@ -108,10 +107,13 @@ function pageSlots(audience: Audience, page: PageQuery): [Audience, PageQuery, n
   return [who, bounds, slot(5)];
 }
 
+/** What a page statement reads besides its limit. */
+type PageBounds = Omit<PageQuery, 'count'>;
+
 function pageStatement<T extends ItemTable>(
   table: T,
   audience: Audience,
-  page: PageQuery,
+  page: PageBounds,
   limit: number,
   filter?: Expression<SqlBool>,
 ) {
