@@ -30,7 +30,7 @@ import { createReadStream } from 'node:fs';
 import pg from 'pg';
 import SQLite from 'better-sqlite3';
 import { freshPostgres } from './seed-pg.ts';
-import { IMPORT_NODE_FLAGS } from '../src/job-runner.ts';
+import { IMPORT_NODE_FLAGS } from '../src/imports/imports.fork.ts';
 import { newIds } from '../src/lib/ids.ts';
 import { createUser } from '../src/users/users.logic.ts';
 

@@ -7,5 +7,5 @@
 // 180-210 MB on SQLite with no limit. With semi-spaces of at most 8 MB it grows by 21 MB, as
 // with 4 MB (docs/history.md "Downloads"), while a private page costs 15-25 % less CPU than
 // with 4 MB, which scavenged twice as often (BENCHMARKS.md, "The cost of a private page").
-// An import's child process keeps 4 MB (src/job-runner.ts).
+// An import's child process keeps 4 MB (IMPORT_NODE_FLAGS, src/imports/imports.fork.ts).
 export const SERVER_NODE_FLAGS = ['--max-semi-space-size=8'];

@@ -16,6 +16,7 @@ import type { FetchDeps } from './media/media.fetch.ts';
 import { mediaJobsFor, type MediaJobs } from './media/image-workers.ts';
 import { mediaDeps, type MediaDeps } from './media/media.logic.ts';
 import { importFiles } from './imports/imports.files.ts';
+import { IMPORT_NODE_FLAGS } from './imports/imports.fork.ts';
 import { mediaStorage } from './media/media.storage.ts';
 import { ensurePollJobs } from './services/polling/polls.schedule.ts';
 import { pollHandler } from './services/polling/polls.job.ts';
@@ -46,12 +47,6 @@ export interface JobRunnerOptions {
 
 /** The child process an import runs in (src/imports/imports.fork.ts), beside this module as .ts or .js. */
 const IMPORT_WORKER = new URL(`./import-worker${extname(fileURLToPath(import.meta.url))}`, import.meta.url);
-/**
- * An import's child process keeps V8's young generation small: it allocates fast for as long as
- * the file lasts, and its peak memory is what it is measured by (BENCHMARKS.md, "Imports"). The
- * server runs with a larger one (scripts/server-flags.mjs), which its requests want.
- */
-export const IMPORT_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=4'];
 
 export interface JobRunner {
   worker: Worker;

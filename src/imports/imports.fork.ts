@@ -14,6 +14,14 @@ import type { Job } from '../jobs/worker.ts';
 import type { ImportRow } from './imports.repo.ts';
 import type { RunOutcome } from './imports.run.ts';
 
+/**
+ * An import's child process keeps V8's young generation small: it allocates fast for as long as
+ * the file lasts, and its peak memory is what it is measured by (BENCHMARKS.md, "Imports"). The
+ * server runs with a larger one (scripts/server-flags.mjs), which its requests want. Kept
+ * here, with no imports to speak of, so the import benchmark can start its processes alike.
+ */
+export const IMPORT_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=4'];
+
 export interface IsolateOptions {
   /** The child's module (src/import-worker.ts, or .js when built). */
   worker: URL;
@@ -25,7 +33,7 @@ export interface IsolateOptions {
   memoryMb: number;
   /** The job's lease, renewed by the child with each batch and here between them. */
   leaseMs: number;
-  /** Node flags the child starts with besides the heap limit (the server's memory flags). */
+  /** Node flags the child starts with besides the heap limit (IMPORT_NODE_FLAGS). */
   execArgv?: readonly string[];
   /** Told the child's process id once it runs (tests, metrics). */
   onStart?: (pid: number) => void;
