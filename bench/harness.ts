@@ -44,6 +44,21 @@ export interface Load {
   /** CPU time the server process used per answered request, in ms, when its pid was given:
    * what the machine's other load changes least. */
   cpuMs: number;
+  /** CPU time the whole machine used per answered request, in ms: the server, its database's
+   * processes (PostgreSQL's) and the load generator, which costs the same per request for every
+   * server. */
+  machineMs: number;
+}
+
+/** User and system CPU time of all the machine's processors so far, in ms (Linux /proc/stat). */
+export function machineCpuMs(): number {
+  const [user, nice, system, , , irq, softirq] = readFileSync('/proc/stat', 'utf8')
+    .split('\n')[0]!
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map(Number);
+  return (user! + nice! + system! + irq! + softirq!) * 10;
 }
 
 /** User and system CPU time of a process so far, in ms (Linux /proc, 100 ticks a second). */
@@ -77,9 +92,18 @@ export async function load(
     } as autocannon.Options);
   await run(Math.min(3, seconds));
   const cpuBefore = pid === undefined ? 0 : cpuMsOf(pid);
+  const machineBefore = machineCpuMs();
   const result = await run(seconds);
-  const cpuMs = pid === undefined ? NaN : (cpuMsOf(pid) - cpuBefore) / Math.max(1, result.requests.total);
-  return { rps: result.requests.average, p99: result.latency.p99, non2xx: result.non2xx + result.errors, cpuMs };
+  const answered = Math.max(1, result.requests.total);
+  const cpuMs = pid === undefined ? NaN : (cpuMsOf(pid) - cpuBefore) / answered;
+  const machineMs = (machineCpuMs() - machineBefore) / answered;
+  return {
+    rps: result.requests.average,
+    p99: result.latency.p99,
+    non2xx: result.non2xx + result.errors,
+    cpuMs,
+    machineMs,
+  };
 }
 
 /** `spread` of a list: its lowest and highest, for BENCHMARKS.md. */

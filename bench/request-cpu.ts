@@ -3,10 +3,13 @@
 // change to the request path is measured against the code before it on the same machine and
 // data. Each side is `bench/server.ts` of its checkout, with that checkout's server flags unless
 // flags are given, on its own copy of one seeded SQLite file (200,000 points, 100,000 posts,
-// 20,000 media, private); the checkouts must know the same migrations. In each round every side
+// 20,000 media, private), or with BENCH_DATABASE_URL=postgres://user@host:port its own copy of
+// one seeded PostgreSQL database (made there and dropped after); the checkouts must know the
+// same migrations. Side names are lower-case letters, digits and _. In each round every side
 // is loaded in turn: 10 connections, BENCH_SECONDS (default 5) after a warm-up, a random
 // `until_time` each request. Printed per side: the server's CPU time per answered request
-// (from /proc; what the machine's other load changes least), its rate and p99, as the median
+// (from /proc; what the machine's other load changes least), the whole machine's (the server,
+// PostgreSQL's processes and the load generator), its rate and p99, as the median
 // (min-max) of BENCH_ROUNDS rounds (default 5). Nothing here asserts them.
 //
 //   npm run bench:request-cpu -- posts before=../waypost-main after=.
@@ -19,6 +22,7 @@ import { pathToFileURL } from 'node:url';
 import { createInterface } from 'node:readline';
 import { children, load, log, median, migratedDb, spread, type Load } from './harness.ts';
 import { BASE_TIME, openBare, seedPrivateItems, seedUser } from './seed.ts';
+import { analyzePostgres, copyDatabase, dropDatabase, freshPostgres, seedPostgres } from './seed-pg.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -26,10 +30,12 @@ const COUNTS = { locations: 200_000, posts: 100_000, media: 20_000 };
 type Kind = keyof typeof COUNTS;
 
 const [kind, ...sides] = process.argv.slice(2);
-if (!kind || !(kind in COUNTS) || sides.length === 0 || sides.some((side) => !side.includes('='))) {
+if (!kind || !(kind in COUNTS) || sides.length === 0 || sides.some((side) => !/^[a-z0-9_]+=/.test(side))) {
   throw new Error('usage: request-cpu.ts <locations|posts|media> <name>=<checkout>[:<node flag>...] ...');
 }
 const work = mkdtempSync(join(tmpdir(), 'waypost-bench-request-cpu-'));
+const POSTGRES = process.env.BENCH_DATABASE_URL;
+const cleanups: (() => Promise<void>)[] = [];
 
 /** The flags the checkout's servers run with (scripts/server-flags.mjs), when it has them. */
 async function serverFlags(checkout: string): Promise<string[]> {
@@ -39,15 +45,44 @@ async function serverFlags(checkout: string): Promise<string[]> {
   return flags.SERVER_NODE_FLAGS ?? [];
 }
 
+/** The seeded database: a SQLite file's path, or a PostgreSQL database's URL. */
+async function seed(): Promise<{ seeded: string; userId: string }> {
+  if (POSTGRES) {
+    const { url, drop } = await freshPostgres(POSTGRES);
+    cleanups.push(drop);
+    const { owner } = await seedPostgres(url, COUNTS, 0);
+    await analyzePostgres(url);
+    return { seeded: url, userId: owner };
+  }
+  const seeded = await migratedDb(work, 'seeded.db');
+  const bare = openBare(seeded);
+  const userId = seedUser(bare, 'owner');
+  seedPrivateItems(bare, userId, COUNTS);
+  bare.close();
+  return { seeded, userId };
+}
+
+/** A side's own copy of the seeded database. */
+async function copyOf(seeded: string, name: string): Promise<string> {
+  if (!POSTGRES) {
+    const file = join(work, `${name}.db`);
+    copyFileSync(seeded, file);
+    return file;
+  }
+  const template = new URL(seeded).pathname.slice(1);
+  const copy = `${template}_${name}`;
+  cleanups.push(() => dropDatabase(POSTGRES, copy));
+  return copyDatabase(POSTGRES, template, copy);
+}
+
 async function startSide(name: string, spec: string, seeded: string, userId: string) {
   const [dir = '.', ...given] = spec.split(':');
   const checkout = resolve(dir);
   const flags = given.length > 0 ? given : await serverFlags(checkout);
-  const file = join(work, `${name}.db`);
-  copyFileSync(seeded, file);
+  const database = await copyOf(seeded, name);
   const child = spawn(
     process.execPath,
-    [...flags, join(checkout, 'bench/server.ts'), file, join(work, `${name}-data`)],
+    [...flags, join(checkout, 'bench/server.ts'), database, join(work, `${name}-data`)],
     {
       env: {
         ...process.env,
@@ -74,11 +109,7 @@ async function startSide(name: string, spec: string, seeded: string, userId: str
 
 async function main() {
   log(`seeding ${COUNTS.locations} points, ${COUNTS.posts} posts, ${COUNTS.media} media (private)...`);
-  const seeded = await migratedDb(work, 'seeded.db');
-  const bare = openBare(seeded);
-  const userId = seedUser(bare, 'owner');
-  seedPrivateItems(bare, userId, COUNTS);
-  bare.close();
+  const { seeded, userId } = await seed();
 
   const servers = [];
   for (const side of sides) {
@@ -98,15 +129,18 @@ async function main() {
     }
   }
   log(
-    `| GET /${kind}/private?count=50, 10 connections, ${ROUNDS} rounds of ${SECONDS} s | CPU ms/request | req/s | p99 ms |`,
+    `| GET /${kind}/private?count=50, 10 connections, ${ROUNDS} rounds of ${SECONDS} s | CPU ms/request | machine CPU ms/request | req/s | p99 ms |`,
   );
-  log('|---|---|---|---|');
+  log('|---|---|---|---|---|');
   for (const server of servers) {
     const results = loads.get(server.name)!;
     const cell = (values: number[], digits: number) => `${median(values).toFixed(digits)} (${spread(values, digits)})`;
     log(
       `| ${server.label} | ${cell(
         results.map((l) => l.cpuMs),
+        3,
+      )} | ${cell(
+        results.map((l) => l.machineMs),
         3,
       )} | ${cell(
         results.map((l) => l.rps),
@@ -124,5 +158,6 @@ try {
 } finally {
   for (const child of children) child.kill('SIGTERM');
   await new Promise((done) => setTimeout(done, 500));
+  for (const cleanup of cleanups.reverse()) await cleanup();
   rmSync(work, { recursive: true, force: true });
 }

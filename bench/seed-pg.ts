@@ -42,6 +42,13 @@ export async function dropDatabase(serverUrl: string, name: string): Promise<voi
   await admin(serverUrl, `drop database if exists ${name} with (force)`);
 }
 
+/** Creates database `name` as a copy of database `template` (which must have no connections open). */
+export async function copyDatabase(serverUrl: string, template: string, name: string): Promise<string> {
+  if (!/^[a-z0-9_]+$/.test(name) || !/^[a-z0-9_]+$/.test(template)) throw new Error('not benchmark database names');
+  await admin(serverUrl, `create database ${name} template ${template}`);
+  return databaseUrl(serverUrl, name);
+}
+
 /** Creates and migrates a database of its own under `serverUrl`; returns its URL and a drop function. */
 export async function freshPostgres(serverUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = `waypost_bench_${Date.now()}_${process.pid}`;
