@@ -9,7 +9,8 @@
 // SQLite, or PostgreSQL with BENCH_DATABASE_URL=postgres://user@host:port (a fresh database is
 // made there and dropped after). Bounded: BENCH_SECONDS per load (default 5), BENCH_ROUNDS rounds (default 3),
 // BENCH_BATCHES batches of 1000 points per round (default 20). Numbers are printed; nothing
-// here asserts them. BENCH_PROFILE=1 writes a CPU profile of the Waypost server to .tmp/.
+// here asserts them. BENCH_PROFILE=1 writes CPU profiles of the Waypost server and of the plain
+// baseline to .tmp/ (one file each, named by process id, which it prints).
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,6 +23,10 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const BATCHES = Number(process.env.BENCH_BATCHES ?? 20);
 const COUNTS = { locations: 200_000, posts: 100_000, media: 20_000 };
+// BENCH_KINDS=posts,media loads only those pages; BENCH_WRITES=0 leaves the writes out (for a
+// profile of the reads alone).
+const KINDS = process.env.BENCH_KINDS?.split(',') ?? Object.keys(COUNTS);
+const WRITES = process.env.BENCH_WRITES !== '0';
 const work = mkdtempSync(join(tmpdir(), 'waypost-bench-requests-'));
 const PERMISSIONS = 'get_private_scope,write_locations,create_post,create_service,manage_groups';
 
@@ -90,8 +95,13 @@ async function main() {
   // The plain baseline gets a copy of the items, the group and the same token in its own tables.
   const setup = { token: { token, userId, permissions: PERMISSIONS.split(',') } };
   const plain = POSTGRES
-    ? await start('plain-server-pg.ts', [path, await plainPostgres(path, setup)])
-    : await start('plain-server.ts', [(plainSqlite(path, join(work, 'plain.db'), setup), join(work, 'plain.db'))]);
+    ? await start('plain-server-pg.ts', [path, await plainPostgres(path, setup)], {}, profile)
+    : await start(
+        'plain-server.ts',
+        [(plainSqlite(path, join(work, 'plain.db'), setup), join(work, 'plain.db'))],
+        {},
+        profile,
+      );
   const old = OLD ? await start(POSTGRES ? 'baseline-server-pg.ts' : 'baseline-server.ts', [path]) : undefined;
   const servers = {
     plain: `http://127.0.0.1:${plain.port}`,
@@ -99,6 +109,8 @@ async function main() {
     ...(old ? { old: `http://127.0.0.1:${old.port}` } : {}),
   };
   const pids = { plain: plain.pid, way: waypost.pid, old: old?.pid };
+  if (profile.length)
+    log(`profiles: .tmp/CPU.*.${waypost.pid}.*.cpuprofile (Waypost), .tmp/CPU.*.${plain.pid}.*.cpuprofile (plain)`);
   type Side = keyof typeof servers;
   const sides = Object.keys(servers) as Side[];
 
@@ -145,7 +157,7 @@ async function main() {
     await fetch(`${servers[side]}/locations`, { method: 'POST', headers: json, body: JSON.stringify(points) });
   }
   for (let round = 0; round < ROUNDS; round += 1) {
-    for (const [kind, n] of Object.entries(COUNTS)) {
+    for (const [kind, n] of Object.entries(COUNTS).filter(([kind]) => KINDS.includes(kind))) {
       const entry = (reads[kind] ??= series());
       for (const side of sides) {
         entry[side].push(
@@ -153,6 +165,7 @@ async function main() {
         );
       }
     }
+    if (!WRITES) continue;
     // Batches of 1000 new points, each server its own, in turn; every tenth point repeats
     // one already sent, so the uniqueness check drops it.
     for (const side of sides) {
@@ -193,7 +206,7 @@ async function main() {
       .flat()
       .reduce((sum, l) => sum + l.non2xx, 0);
     const cell = (loads: Load[]) =>
-      `${median(loads.map((l) => l.rps)).toFixed(0)} req/s (${spread(loads.map((l) => l.rps))}), p99 ${median(loads.map((l) => l.p99))} ms (${spread(loads.map((l) => l.p99))}), CPU ${median(loads.map((l) => l.cpuMs)).toFixed(2)} ms/req`;
+      `${median(loads.map((l) => l.rps)).toFixed(0)} req/s (${spread(loads.map((l) => l.rps))}), p99 ${median(loads.map((l) => l.p99))} ms (${spread(loads.map((l) => l.p99))}), CPU ${median(loads.map((l) => l.cpuMs)).toFixed(2)} ms/req (machine ${median(loads.map((l) => l.machineMs)).toFixed(2)})`;
     const rps = (loads: Load[]) => loads.map((l) => l.rps);
     const p99 = (loads: Load[]) => loads.map((l) => l.p99);
     rows.push(
@@ -210,8 +223,10 @@ async function main() {
         ' |',
     );
   };
-  writeRow(`POST /locations, ${BATCHES} batches of 1000 (10 % duplicates), one client`, 'points/s', writes.locations);
-  writeRow('POST /posts to a group of one webhook (202), 10 connections', 'req/s', writes.posts);
+  if (WRITES) {
+    writeRow(`POST /locations, ${BATCHES} batches of 1000 (10 % duplicates), one client`, 'points/s', writes.locations);
+    writeRow('POST /posts to a group of one webhook (202), 10 connections', 'req/s', writes.posts);
+  }
 
   // The public page when no copy is kept: built on every request, beside raw node:http
   // (BENCH_PUBLIC_PAGE=0 leaves it out).
