@@ -7,7 +7,7 @@ import { newId } from '../lib/ids.ts';
 import { msToSeconds } from '../lib/time.ts';
 import { enqueueJobs, type NewJob } from '../jobs/jobs.repo.ts';
 import type { OutgoingPost } from './connectors/connector.ts';
-import { DELIVERY_JOB, insertDeliveries, listDeliveryRows, type DeliveryRow } from './deliveries.repo.ts';
+import { DELIVERY_JOB, insertDeliveries, listDeliveryRows, nextTryRows, type DeliveryRow } from './deliveries.repo.ts';
 import { groupsWithEnabledServices, ownedGroupIds } from './services.repo.ts';
 import type { Delivery, Post } from '../posts/posts.schemas.ts';
 
@@ -117,6 +117,15 @@ export function outgoingPost(post: Post, baseUrl: string): OutgoingPost {
     media_ids: post.media_ids,
     location: post.location,
   };
+}
+
+/** When a pending delivery is tried next: at a time (ms), or now, while a worker tries it. */
+export type NextTry = number | 'now';
+
+/** The next try of each of the owner's post's pending deliveries, by service id (the post's page shows them). */
+export async function nextTries(db: Db, userId: string, postId: string): Promise<Map<string, NextTry>> {
+  const rows = await nextTryRows(db, userId, postId);
+  return new Map(rows.map((row) => [row.service_id, row.status === 'running' ? 'now' : row.run_at]));
 }
 
 /** The deliveries of each post, for the owner's view of the post object. */

@@ -13,6 +13,23 @@ export async function insertDeliveries(db: Db, rows: DeliveryRow[]): Promise<voi
   if (rows.length > 0) await db.insertInto('deliveries').values(rows).execute();
 }
 
+/**
+ * The next try of each of a post's pending deliveries, by service: the time its queued job is
+ * due, or `now` while a worker runs it. A pending delivery whose job is gone (no worker holds it
+ * and none is queued) has none.
+ */
+export function nextTryRows(db: Db, userId: string, postId: string) {
+  return db
+    .selectFrom('deliveries as d')
+    .innerJoin('jobs as j', (join) => join.onRef('j.ref', '=', 'd.id').on('j.kind', '=', DELIVERY_JOB))
+    .select(['d.service_id', 'j.run_at', 'j.status'])
+    .where('d.user_id', '=', userId)
+    .where('d.post_id', '=', postId)
+    .where('d.status', '=', 'pending')
+    .where('j.status', 'in', ['queued', 'running'])
+    .execute();
+}
+
 export function findDeliveryRow(db: Db, id: string): Promise<DeliveryRow | undefined> {
   return db.selectFrom('deliveries').selectAll().where('id', '=', id).executeTakeFirst();
 }

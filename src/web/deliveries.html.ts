@@ -1,9 +1,10 @@
 // Where a post went, as its owner sees it: each service, its delivery's real state and, when an
 // attempt failed, the error; what became of an edit; and Retry beside every delivery that failed
 // or was cancelled (docs/api.md "Deliveries"). One line on the Timeline's card, a list on the
-// post's page (./post.page.ts).
+// post's page (./post.page.ts), which also says when a pending delivery is tried next.
 import { html, type Html } from '../lib/html.ts';
 import type { Delivery } from '../posts/posts.schemas.ts';
+import type { NextTry } from '../services/deliveries.logic.ts';
 import { clockOf, dayOf } from './time.ts';
 
 /** What became of the latest edit of the text at one service, in words; empty when never edited. */
@@ -54,12 +55,24 @@ export function deliveriesLine(
     ${retries.length ? html`<div class="retries">${retries}</div>` : ''}`;
 }
 
-/** The post page's list: one entry a service, with tries, when it last changed, where it is, and Retry. */
+/** When a delivery that failed a try is tried again, in words: at its job's time, or now. */
+function nextTryWords(next: NextTry | undefined, timezone: string): string {
+  if (next === 'now') return ' · trying again now';
+  // Due already (every worker busy, or none running): the next free one takes it.
+  if (next === undefined || next <= Date.now()) return ' · Waypost tries again by itself';
+  return ` · Waypost tries again by itself at ${dayOf(next, timezone)} ${clockOf(next, timezone)}`;
+}
+
+/**
+ * The post page's list: one entry a service, with tries, when it last changed, where it is, when
+ * a pending one that failed a try is tried next (`nextTries`, by service), and Retry.
+ */
 export function deliveriesList(
   postId: string,
   deliveries: readonly Delivery[],
   services: ReadonlyMap<string, string>,
   timezone: string,
+  nextTries: ReadonlyMap<string, NextTry> = new Map(),
 ): Html {
   if (deliveries.length === 0) return html`<p>Not sent to any service: it is kept here only.</p>`;
   return html`<ul class="plain-list deliveries-list" aria-label="Deliveries">
@@ -74,7 +87,7 @@ export function deliveriesList(
         </p>
         <p class="meta">
           ${tries} · last change ${dayOf(at, timezone)} ${clockOf(at, timezone)}
-          ${d.status === 'pending' && d.last_error ? ' · Waypost tries again by itself' : ''}
+          ${d.status === 'pending' && d.last_error ? nextTryWords(nextTries.get(d.service_id), timezone) : ''}
         </p>
         ${retryable(d) && name ? retryButton(postId, d, name) : ''}
       </li>`;

@@ -1,12 +1,12 @@
 // A post's own page for its owner (`/app/posts/<id>`): the post, its media, where it was, where
-// it came from, and where it went: each delivery's real state, its error and Retry
-// (./deliveries.html.ts); the text's edit form, its scope and Delete. Read as the API's
-// `GET /posts/id/<id>` reads it for the owner's token; another person's post is not found here
-// (their public one has its public page).
+// it came from, and where it went: each delivery's real state, its error, when a failed try is
+// tried again, and Retry (./deliveries.html.ts); the text's edit form, its scope and Delete.
+// Read as the API's `GET /posts/id/<id>` reads it for the owner's token; another person's post is
+// not found here (their public one has its public page).
 import { html } from '../lib/html.ts';
 import { notFound } from '../core/errors.ts';
 import { getPost } from '../posts/posts.logic.ts';
-import { deliveriesForPosts } from '../services/deliveries.logic.ts';
+import { deliveriesForPosts, nextTries } from '../services/deliveries.logic.ts';
 import { getSettings } from '../settings/settings.logic.ts';
 import { deleteButton } from './buttons.html.ts';
 import { deliveriesList } from './deliveries.html.ts';
@@ -34,6 +34,7 @@ export const postPage: AppPage = {
     if (post.deliveries === undefined) throw notFound('No such post.');
     const { timezone } = await getSettings(ctx.db, ctx.auth.userId);
     const extras = await entryExtras(ctx, [post], []);
+    const tries = await nextTries(ctx.db, ctx.auth.userId, post.id);
     const ms = Math.round(post.time * 1000);
     const day = dayOf(ms, timezone);
     const other = post.scope === 'public' ? 'private' : 'public';
@@ -82,7 +83,7 @@ export const postPage: AppPage = {
         </div>
       </article>
       <h2>Where it went</h2>
-      ${deliveriesList(post.id, post.deliveries, extras.services, timezone)}
+      ${deliveriesList(post.id, post.deliveries, extras.services, timezone, tries)}
       <p><a href="/">Back to the timeline</a></p>`;
     return { body, title: titleOf(post.text) || 'Post' };
   },
