@@ -2,7 +2,7 @@
 // profile (node --cpu-prof, or BENCH_PROFILE=1 of the benchmarks) spent its busy time on, by
 // package and by function, idle time left out. With `requests`, the number of requests the
 // process answered while profiled, each line also gives milliseconds a request, so two servers'
-// profiles under the same load compare line by line (BENCHMARKS.md, "The cost of a private page").
+// profiles under the same load compare line by line (BENCHMARKS.md, "Where the limits are").
 import { readFileSync } from 'node:fs';
 
 interface CallFrame {
