@@ -55,12 +55,17 @@ export function deliveriesLine(
     ${retries.length ? html`<div class="retries">${retries}</div>` : ''}`;
 }
 
+/** `YYYY-MM-DD HH:MM` of an instant in the person's zone, kept on one line. */
+function instant(ms: number, timezone: string): Html {
+  return html`<time datetime="${new Date(ms).toISOString()}">${dayOf(ms, timezone)} ${clockOf(ms, timezone)}</time>`;
+}
+
 /** When a delivery that failed a try is tried again, in words: at its job's time, or now. */
-function nextTryWords(next: NextTry | undefined, timezone: string): string {
+function nextTryWords(next: NextTry | undefined, timezone: string): Html | string {
   if (next === 'now') return ' · trying again now';
   // Due already (every worker busy, or none running): the next free one takes it.
   if (next === undefined || next <= Date.now()) return ' · Waypost tries again by itself';
-  return ` · Waypost tries again by itself at ${dayOf(next, timezone)} ${clockOf(next, timezone)}`;
+  return html` · Waypost tries again by itself at ${instant(next, timezone)}`;
 }
 
 /**
@@ -86,7 +91,7 @@ export function deliveriesList(
           ${d.remote_url ? html`· <a href="${d.remote_url}" rel="noopener noreferrer">see it there</a>` : ''}
         </p>
         <p class="meta">
-          ${tries} · last change ${dayOf(at, timezone)} ${clockOf(at, timezone)}
+          ${tries} · last change ${instant(at, timezone)}
           ${d.status === 'pending' && d.last_error ? nextTryWords(nextTries.get(d.service_id), timezone) : ''}
         </p>
         ${retryable(d) && name ? retryButton(postId, d, name) : ''}
