@@ -2,8 +2,9 @@
 // loopback, medians. Bounded in time by each caller.
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { createInterface } from 'node:readline';
 import { openDatabase } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
@@ -27,6 +28,14 @@ export async function start(script: string, args: string[], env: Record<string, 
   const lines = createInterface({ input: child.stdout });
   for await (const line of lines) return { ...(JSON.parse(line) as { port: number; token?: string }), pid: child.pid! };
   throw new Error(`${script} exited before it was ready`);
+}
+
+/** The flags the checkout's servers run with (scripts/server-flags.mjs), when it has them. */
+export async function serverFlags(checkout: string): Promise<string[]> {
+  const file = join(checkout, 'scripts/server-flags.mjs');
+  if (!existsSync(file)) return [];
+  const flags = (await import(pathToFileURL(file).href)) as { SERVER_NODE_FLAGS?: string[] };
+  return flags.SERVER_NODE_FLAGS ?? [];
 }
 
 export async function migratedDb(dir: string, name: string): Promise<string> {

@@ -10,17 +10,18 @@
 // `until_time` each request. Printed per side: the server's CPU time per answered request
 // (from /proc; what the machine's other load changes least), the whole machine's (the server,
 // PostgreSQL's processes and the load generator), its rate and p99, as the median
-// (min-max) of BENCH_ROUNDS rounds (default 5). Nothing here asserts them.
+// (min-max) of BENCH_ROUNDS rounds (default 5), and its CPU time as a share of the first
+// side's in the same round (paired, so the machine's load in that round cancels out). Each
+// round starts with the next side. Nothing here asserts them.
 //
 //   npm run bench:request-cpu -- posts before=../waypost-main after=.
 //   npm run bench:request-cpu -- locations small=.:--max-semi-space-size=4 large=.:--max-semi-space-size=16
 import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { createInterface } from 'node:readline';
-import { children, load, log, median, migratedDb, spread, type Load } from './harness.ts';
+import { children, load, log, median, migratedDb, serverFlags, spread, type Load } from './harness.ts';
 import { BASE_TIME, openBare, seedPrivateItems, seedUser } from './seed.ts';
 import { analyzePostgres, copyDatabase, dropDatabase, freshPostgres, seedPostgres } from './seed-pg.ts';
 
@@ -36,14 +37,6 @@ if (!kind || !(kind in COUNTS) || sides.length === 0 || sides.some((side) => !/^
 const work = mkdtempSync(join(tmpdir(), 'waypost-bench-request-cpu-'));
 const POSTGRES = process.env.BENCH_DATABASE_URL;
 const cleanups: (() => Promise<void>)[] = [];
-
-/** The flags the checkout's servers run with (scripts/server-flags.mjs), when it has them. */
-async function serverFlags(checkout: string): Promise<string[]> {
-  const file = join(checkout, 'scripts/server-flags.mjs');
-  if (!existsSync(file)) return [];
-  const flags = (await import(pathToFileURL(file).href)) as { SERVER_NODE_FLAGS?: string[] };
-  return flags.SERVER_NODE_FLAGS ?? [];
-}
 
 /** The seeded database: a SQLite file's path, or a PostgreSQL database's URL. */
 async function seed(): Promise<{ seeded: string; userId: string }> {
@@ -121,7 +114,8 @@ async function main() {
     `/${kind}/private?count=50&until_time=${(BASE_TIME + 100_000 + Math.floor(Math.random() * (n - 100) * 1000)) / 1000}`;
   const loads = new Map<string, Load[]>(servers.map((server) => [server.name, []]));
   for (let round = 0; round < ROUNDS; round += 1) {
-    for (const server of servers) {
+    // Each round starts with the next side, so no side always runs first (or right after another).
+    for (const server of [...servers.slice(round % servers.length), ...servers.slice(0, round % servers.length)]) {
       const headers = { authorization: `Bearer ${server.token}` };
       const result = await load(`http://127.0.0.1:${server.port}`, 10, SECONDS, { headers, path, pid: server.pid });
       if (result.non2xx > 0) throw new Error(`${server.name}: ${result.non2xx} answers were not 2xx`);
@@ -129,15 +123,20 @@ async function main() {
     }
   }
   log(
-    `| GET /${kind}/private?count=50, 10 connections, ${ROUNDS} rounds of ${SECONDS} s | CPU ms/request | machine CPU ms/request | req/s | p99 ms |`,
+    `| GET /${kind}/private?count=50, 10 connections, ${ROUNDS} rounds of ${SECONDS} s | CPU ms/request | CPU / ${servers[0]!.name}'s in the same round | machine CPU ms/request | req/s | p99 ms |`,
   );
-  log('|---|---|---|---|---|');
+  log('|---|---|---|---|---|---|');
+  const first = loads.get(servers[0]!.name)!;
   for (const server of servers) {
     const results = loads.get(server.name)!;
     const cell = (values: number[], digits: number) => `${median(values).toFixed(digits)} (${spread(values, digits)})`;
     log(
       `| ${server.label} | ${cell(
         results.map((l) => l.cpuMs),
+        3,
+      )} | ${cell(
+        // Paired within a round: what the machine's load does to both in that round cancels out.
+        results.map((l, round) => l.cpuMs / first[round]!.cpuMs),
         3,
       )} | ${cell(
         results.map((l) => l.machineMs),
