@@ -46,3 +46,23 @@ it('writes one line per request, when it is answered', async () => {
   });
   expect(typeof mine[0]!.responseTime).toBe('number');
 });
+
+it('writes no secret a request carries into its line', async () => {
+  const response = await app.inject({
+    url: '/healthz?password=hunter2-in-url&code=code-in-url',
+    headers: {
+      'x-request-id': 'req-with-secrets',
+      authorization: 'Bearer token-in-header',
+      cookie: 'waypost_session=cookie-in-header',
+    },
+  });
+  expect(response.statusCode).toBe(200);
+  const mine = lines.filter((line) => line.includes('"req-with-secrets"'));
+  expect(mine).toHaveLength(1);
+  for (const secret of ['hunter2-in-url', 'code-in-url', 'token-in-header', 'cookie-in-header']) {
+    expect(mine[0]).not.toContain(secret);
+  }
+  expect(JSON.parse(mine[0]!)).toMatchObject({
+    req: { url: '/healthz?password=[redacted]&code=[redacted]' },
+  });
+});
