@@ -12,8 +12,10 @@
 // (a fixed sequence of random `until_time`s, 10 connections). Printed per side: the instructions
 // a request of the server's threads (its own work, the database's and the collector's; not the
 // kernel's), and their share of the first side's. BENCH_CACHE_SIM=1 also simulates the caches
-// and branch predictor (slower): misses of the first-level data and instruction caches and of
-// the last level, and mispredicted branches, a request. Sides run one after another; a count
+// and branch predictor: misses of the first-level data and instruction caches and of the last
+// level, and mispredicted branches, a request. That runs so slowly that V8 may start full
+// collections it does not make at full speed (Waypost's server did), so its columns show how
+// the servers differ, not what they cost. Sides run one after another; a count
 // varies from one run to the next by a per cent or two (when the code is compiled and the heap
 // collected depends on timing), and changes with the tool's options, so compare within one run.
 // Nothing here asserts them.
