@@ -3,21 +3,21 @@
 // too small for this machine's timings to show (BENCHMARKS.md "Counting instructions") is
 // measured all the same. Needs valgrind (Debian's package).
 //
-// Each side is `bench/server.ts` of a checkout, with that checkout's server flags, or `plain`:
-// the plain baseline (bench/plain-server.ts) on its own schema. Each runs under callgrind with
-// counting off, on its own copy of one seeded SQLite file (200,000 points, 100,000 posts, 20,000
-// media, private), gets BENCH_WARMUP requests (default 1,500: the code is compiled by then),
-// then BENCH_REQUESTS more (default 1,000) with counting on, in BENCH_ROUNDS rounds (default 1;
-// each side once a round, a new process each time; the median and min-max are printed). Every side gets the same requests
-// (a fixed sequence of random `until_time`s, 10 connections). Printed per side: the instructions
-// a request of the server's threads (its own work, the database's and the collector's; not the
-// kernel's), and their share of the first side's. BENCH_CACHE_SIM=1 also simulates the caches
-// and branch predictor: misses of the first-level data and instruction caches and of the last
-// level, and mispredicted branches, a request. That runs so slowly that V8 may start full
-// collections it does not make at full speed (Waypost's server did), so its columns show how
-// the servers differ, not what they cost. Sides run one after another; a count
-// varies from one run to the next by a per cent or two (when the code is compiled and the heap
-// collected depends on timing), and changes with the tool's options, so compare within one run.
+// Each side is `bench/server.ts` of a checkout, with that checkout's server flags (and V8's memory
+// reducer off, below), or `plain`: the plain baseline (bench/plain-server.ts) on its own schema.
+// Each runs under callgrind with counting off, on its own copy of one seeded SQLite file (200,000
+// points, 100,000 posts, 20,000 media, private), gets BENCH_WARMUP requests (default 1,500: the
+// code is compiled by then), then BENCH_REQUESTS more (default 1,000) with counting on, in
+// BENCH_ROUNDS rounds (default 1; each side once a round, a new process each time; the median and
+// min-max are printed). Every side gets the same requests (a fixed sequence of random
+// `until_time`s, 10 connections). Printed per side: the instructions a request of the server's
+// threads (its own work, the database's and the collector's; not the kernel's), and their share of
+// the first side's. BENCH_CACHE_SIM=1 also simulates the caches and branch predictor: misses of
+// the first-level data and instruction caches and of the last level, and mispredicted branches, a
+// request. That runs slower still, so its instruction counts are not those of a plain count. Sides
+// run one after another; a count varies from one run to the next by a per cent or two (when the
+// code is compiled and the heap collected depends on timing), and changes with the tool's options,
+// so compare within one run.
 // Nothing here asserts them.
 //
 //   npm run bench:request-instructions -- posts before=../waypost-main after=. plain=plain
@@ -102,7 +102,10 @@ async function measure(name: string, spec: string, seeded: { waypost: string; pl
     : [join(checkout, 'bench/server.ts'), database, join(work, `${name}-data`)];
   const out = join(work, `${name}.callgrind`);
   const simulate = CACHE_SIM ? ['--cache-sim=yes', '--branch-sim=yes'] : [];
-  const flags = plain ? [] : await serverFlags(checkout);
+  // V8's memory reducer starts a full collection when a process looks idle, as one slowed down
+  // fifty times by valgrind does (and more so on a busy machine): counts then swung by a quarter.
+  // At full speed under load it never runs, so it is off here for every side.
+  const flags = [...(plain ? [] : await serverFlags(checkout)), '--no-memory-reducer'];
   const child = spawn(
     'valgrind',
     [
