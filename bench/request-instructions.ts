@@ -71,13 +71,14 @@ async function requestPages(port: number, token: string, count: number, next: ()
   agent.destroy();
 }
 
-/** The same sequence of page starts for every side (a linear congruential generator). */
+/** The same sequence of page starts for every side (a linear congruential generator mod 2^32). */
 function startsFrom(seed: number): () => number {
   let state = seed;
   const n = COUNTS[kind as Kind];
   return () => {
-    state = (state * 1103515245 + 12345) % 2 ** 31;
-    return BASE_TIME + 100_000 + Math.floor((state / 2 ** 31) * (n - 100)) * 1000;
+    // In 32-bit integers: a double product of the two would round away the low bits.
+    state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+    return BASE_TIME + 100_000 + Math.floor((state / 2 ** 32) * (n - 100)) * 1000;
   };
 }
 

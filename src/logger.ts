@@ -69,11 +69,10 @@ export class RequestLogController extends LogController {
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     const res = { statusCode: reply.statusCode };
-    if (error)
-      return void reply.log.error(
-        { req: request, res, responseTime: reply.elapsedTime, err: error },
-        'request errored',
-      );
+    if (error) {
+      reply.log.error({ req: request, res, responseTime: reply.elapsedTime, err: error }, 'request errored');
+      return;
+    }
     const line = { [this.requestIdLogLabel]: request.id, req: request, res, responseTime: reply.elapsedTime };
     this.#linesOf(reply.server.log).info(line, 'request completed');
   }
