@@ -1,11 +1,12 @@
 // One log line per request, written when it is answered, carrying the request id, method,
 // masked URL, status and time (fastify's default writes two lines per request).
 import { Writable } from 'node:stream';
+import Fastify from 'fastify';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestDatabase, testConfig, type TestDatabase } from '../../test/helpers.ts';
 import { buildApp } from '../app.ts';
 import { migrateToLatest } from '../db/migrate.ts';
-import { createLogger } from '../logger.ts';
+import { createLogger, RequestLogController } from '../logger.ts';
 
 const lines: string[] = [];
 let test: TestDatabase;
@@ -64,5 +65,38 @@ it('writes no secret a request carries into its line', async () => {
   }
   expect(JSON.parse(mine[0]!)).toMatchObject({
     req: { url: '/healthz?password=[redacted]&code=[redacted]' },
+  });
+});
+
+it('writes the line of a request that ends in an error through the redaction', async () => {
+  // An error can carry anything; its line keeps the redaction the answered request's line skips.
+  const errors: string[] = [];
+  const stream = new Writable({ write: (chunk, _encoding, done) => (errors.push(String(chunk)), done()) });
+  const server = Fastify({
+    loggerInstance: createLogger({ logLevel: 'info', logFormat: 'json' }, stream),
+    logController: new RequestLogController({ requestIdLogLabel: 'request_id' }),
+    genReqId: () => 'req-that-errs',
+  });
+  server.get('/', async () => ({ ok: true }));
+  server.addHook('onResponse', async () => {
+    throw Object.assign(new Error('after the answer'), { token: 'token-in-error', detail: 'kept' });
+  });
+  await server.ready();
+  try {
+    const response = await server.inject({ url: '/?code=code-in-url' });
+    expect(response.statusCode).toBe(200);
+  } finally {
+    await server.close();
+  }
+  const mine = errors.filter((line) => line.includes('"req-that-errs"'));
+  expect(mine).toHaveLength(1);
+  expect(mine[0]).not.toContain('token-in-error');
+  expect(mine[0]).not.toContain('code-in-url');
+  expect(JSON.parse(mine[0]!)).toMatchObject({
+    level: 50,
+    msg: 'request errored',
+    req: { method: 'GET', url: '/?code=[redacted]' },
+    res: { statusCode: 200 },
+    err: { message: 'after the answer', token: '[redacted]', detail: 'kept' },
   });
 });
