@@ -53,6 +53,9 @@ export interface Load {
   /** CPU time the server process used per answered request, in ms, when its pid was given:
    * what the machine's other load changes least. */
   cpuMs: number;
+  /** The part of `cpuMs` spent in the kernel for the process (system time): its reads of the
+   * database file, its sockets. */
+  sysMs: number;
   /** CPU time the whole machine used per answered request, in ms: the server, its database's
    * processes (PostgreSQL's) and the load generator, which costs the same per request for every
    * server. */
@@ -72,8 +75,15 @@ export function machineCpuMs(): number {
 
 /** User and system CPU time of a process so far, in ms (Linux /proc, 100 ticks a second). */
 export function cpuMsOf(pid: number): number {
+  const { user, system } = cpuTimesOf(pid);
+  return user + system;
+}
+
+/** A process's user and system CPU time so far, each in ms (Linux /proc/<pid>/stat, fields 14
+ * and 15, 100 ticks a second). */
+export function cpuTimesOf(pid: number): { user: number; system: number } {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return (Number(fields[11]) + Number(fields[12])) * 10;
+  return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 };
 }
 
 export function median(values: number[]): number {
@@ -100,17 +110,25 @@ export async function load(
       ...(requests ? { requests } : {}),
     } as autocannon.Options);
   await run(Math.min(3, seconds));
-  const cpuBefore = pid === undefined ? 0 : cpuMsOf(pid);
+  const cpuBefore = pid === undefined ? undefined : cpuTimesOf(pid);
   const machineBefore = machineCpuMs();
   const result = await run(seconds);
   const answered = Math.max(1, result.requests.total);
-  const cpuMs = pid === undefined ? NaN : (cpuMsOf(pid) - cpuBefore) / answered;
+  const cpuAfter = pid === undefined ? undefined : cpuTimesOf(pid);
+  const [cpuMs, sysMs] =
+    cpuBefore && cpuAfter
+      ? [
+          (cpuAfter.user + cpuAfter.system - cpuBefore.user - cpuBefore.system) / answered,
+          (cpuAfter.system - cpuBefore.system) / answered,
+        ]
+      : [NaN, NaN];
   const machineMs = (machineCpuMs() - machineBefore) / answered;
   return {
     rps: result.requests.average,
     p99: result.latency.p99,
     non2xx: result.non2xx + result.errors,
     cpuMs,
+    sysMs,
     machineMs,
   };
 }

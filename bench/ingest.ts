@@ -13,7 +13,7 @@
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { SERVER_NODE_FLAGS } from '../scripts/server-flags.mjs';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -22,6 +22,7 @@ import { migrateToLatest } from '../src/db/migrate.ts';
 import { randomToken, sha256Hex } from '../src/lib/crypto.ts';
 import { newId } from '../src/lib/ids.ts';
 import pg from 'pg';
+import { cpuMsOf } from './harness.ts';
 import { BASE_TIME, openBare, seedUser } from './seed.ts';
 import { freshPostgres, seedUserPostgres } from './seed-pg.ts';
 import { plainPostgres, plainSqlite } from './plain-schema.ts';
@@ -124,12 +125,6 @@ interface Load {
   /** CPU time the server process used per answered request, in ms: what the machine's load
    * (six engineers' test suites here) changes least. */
   cpuMs: number;
-}
-
-/** User and system CPU time of a process so far, in ms (Linux /proc, 100 ticks a second). */
-function cpuMsOf(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 /** One load run against a server; `next` numbers the batches across every run. */
