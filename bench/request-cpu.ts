@@ -1,27 +1,31 @@
-// `npm run bench:request-cpu -- <kind> <name>=<checkout>[:<node flag>...] ...`: what one private
-// page costs Waypost's server in CPU time, for several checkouts (or Node flags) side by side, so a
-// change to the request path is measured against the code before it on the same machine and
-// data. Each side is `bench/server.ts` of its checkout, with that checkout's server flags unless
-// flags are given, on its own copy of one seeded SQLite file (200,000 points, 100,000 posts,
-// 20,000 media, private), or with BENCH_DATABASE_URL=postgres://user@host:port its own copy of
-// one seeded PostgreSQL database (made there and dropped after); the checkouts must know the
-// same migrations. Side names are lower-case letters, digits and _. In each round every side
-// is loaded in turn: 10 connections, BENCH_SECONDS (default 5) after a warm-up, a random
-// `until_time` each request. Printed per side: the server's CPU time per answered request
-// (from /proc; what the machine's other load changes least), the whole machine's (the server,
-// PostgreSQL's processes and the load generator), its rate and p99, as the median
-// (min-max) of BENCH_ROUNDS rounds (default 5), and its CPU time as a share of the first
-// side's in the same round (paired, so the machine's load in that round cancels out). Each
-// round starts with the next side. Nothing here asserts them.
+// `npm run bench:request-cpu -- <kind> <name>=<checkout>|plain[:<node flag>...] ...`: what one
+// private page costs a server in CPU time, for several checkouts (or Node flags) side by side,
+// so a change to the request path is measured against the code before it on the same machine
+// and data. Each side is `bench/server.ts` of its checkout, with that checkout's server flags
+// unless flags are given, or `plain`: the plain baseline (bench/plain-server.ts,
+// bench/plain-server-pg.ts) on its own schema, with no flags unless given. Each side has its own
+// copy of one seeded SQLite file (200,000 points, 100,000 posts, 20,000 media, private), or with
+// BENCH_DATABASE_URL=postgres://user@host:port its own copy of one seeded PostgreSQL database
+// (made there and dropped after); the checkouts must know the same migrations. Side names are
+// lower-case letters, digits and _. In each round every side is loaded in turn: 10
+// connections, BENCH_SECONDS (default 5) after a warm-up, a random `until_time` each request.
+// Printed per side: the server's CPU time per answered request (from /proc; what the machine's
+// other load changes least) and the kernel's part of it, the whole machine's (the server,
+// PostgreSQL's processes and the load generator), its rate and p99, as the median (min-max)
+// of BENCH_ROUNDS rounds (default 5), and its CPU time as a share of the first side's in the
+// same round (paired, so the machine's load in that round cancels out). Each round starts with
+// the next side. Nothing here asserts them.
 //
 //   npm run bench:request-cpu -- posts before=../waypost-main after=.
 //   npm run bench:request-cpu -- locations small=.:--max-semi-space-size=4 large=.:--max-semi-space-size=16
+//   npm run bench:request-cpu -- locations way=. plain=plain
 import { spawn } from 'node:child_process';
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { children, load, log, median, migratedDb, serverFlags, spread, type Load } from './harness.ts';
+import { plainPostgres, plainSqlite } from './plain-schema.ts';
 import { BASE_TIME, openBare, seedPrivateItems, seedUser } from './seed.ts';
 import { analyzePostgres, copyDatabase, dropDatabase, freshPostgres, seedPostgres } from './seed-pg.ts';
 
@@ -29,10 +33,12 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const COUNTS = { locations: 200_000, posts: 100_000, media: 20_000 };
 type Kind = keyof typeof COUNTS;
+/** The plain server's token (its own table holds its hash). */
+const PLAIN_TOKEN = 'plain-bench-token-0123456789abcdefghijklmnop';
 
 const [kind, ...sides] = process.argv.slice(2);
 if (!kind || !(kind in COUNTS) || sides.length === 0 || sides.some((side) => !/^[a-z0-9_]+=/.test(side))) {
-  throw new Error('usage: request-cpu.ts <locations|posts|media> <name>=<checkout>[:<node flag>...] ...');
+  throw new Error('usage: request-cpu.ts <locations|posts|media> <name>=<checkout>|plain[:<node flag>...] ...');
 }
 const work = mkdtempSync(join(tmpdir(), 'waypost-bench-request-cpu-'));
 const POSTGRES = process.env.BENCH_DATABASE_URL;
@@ -68,32 +74,47 @@ async function copyOf(seeded: string, name: string): Promise<string> {
   return copyDatabase(POSTGRES, template, copy);
 }
 
+/** The plain server's arguments (or, with `layers`, the framework floor's, bench/stack-server.ts):
+ * its own schema, filled from the side's copy of the items. */
+async function plainArgs(name: string, seeded: string, userId: string, layers?: string): Promise<string[]> {
+  const setup = { token: { token: PLAIN_TOKEN, userId, permissions: ['get_private_scope'] } };
+  if (!POSTGRES) {
+    const file = join(work, `${name}.db`);
+    plainSqlite(seeded, file, setup);
+    if (layers !== undefined) return [join(import.meta.dirname, 'stack-server.ts'), file, layers];
+    return [join(import.meta.dirname, 'plain-server.ts'), file];
+  }
+  if (layers !== undefined) throw new Error('the framework floor (stack) runs on SQLite only');
+  const copy = await copyOf(seeded, name);
+  return [join(import.meta.dirname, 'plain-server-pg.ts'), copy, await plainPostgres(copy, setup)];
+}
+
 async function startSide(name: string, spec: string, seeded: string, userId: string) {
   const [dir = '.', ...given] = spec.split(':');
-  const checkout = resolve(dir);
-  const flags = given.length > 0 ? given : await serverFlags(checkout);
-  const database = await copyOf(seeded, name);
-  const child = spawn(
-    process.execPath,
-    [...flags, join(checkout, 'bench/server.ts'), database, join(work, `${name}-data`)],
-    {
-      env: {
-        ...process.env,
-        BENCH_TOKEN_USER: userId,
-        BENCH_TOKEN_PERMISSIONS: 'get_private_scope',
-        WAYPOST_PUBLIC_CACHE_MB: '0',
-      },
-      stdio: ['ignore', 'pipe', 'inherit'],
+  const stack = /^stack(?:\/([a-z,]*))?$/.exec(dir);
+  const plain = dir === 'plain' || stack !== null;
+  const checkout = resolve(plain ? '.' : dir);
+  const flags = given.length > 0 || plain ? given : await serverFlags(checkout);
+  const script = plain
+    ? await plainArgs(name, seeded, userId, stack ? (stack[1] ?? 'schemas,kysely,log,metrics') : undefined)
+    : [join(checkout, 'bench/server.ts'), await copyOf(seeded, name), join(work, `${name}-data`)];
+  const child = spawn(process.execPath, [...flags, ...script], {
+    env: {
+      ...process.env,
+      BENCH_TOKEN_USER: userId,
+      BENCH_TOKEN_PERMISSIONS: 'get_private_scope',
+      WAYPOST_PUBLIC_CACHE_MB: '0',
     },
-  );
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   children.push(child);
   for await (const line of createInterface({ input: child.stdout })) {
-    const { port, token } = JSON.parse(line) as { port: number; token: string };
+    const { port, token } = JSON.parse(line) as { port: number; token?: string };
     return {
       name,
-      label: `${name} (${checkout}${flags.length ? ` ${flags.join(' ')}` : ''})`,
+      label: `${name} (${stack ? `the framework floor: fastify ${stack[1] ?? 'schemas,kysely,log,metrics'}` : plain ? 'the plain server' : checkout}${flags.length ? ` ${flags.join(' ')}` : ''})`,
       port,
-      token,
+      token: plain ? PLAIN_TOKEN : token!,
       pid: child.pid!,
     };
   }
@@ -123,9 +144,9 @@ async function main() {
     }
   }
   log(
-    `| GET /${kind}/private?count=50, 10 connections, ${ROUNDS} rounds of ${SECONDS} s | CPU ms/request | CPU / ${servers[0]!.name}'s in the same round | machine CPU ms/request | req/s | p99 ms |`,
+    `| GET /${kind}/private?count=50, 10 connections, ${ROUNDS} rounds of ${SECONDS} s | CPU ms/request | of which system | CPU / ${servers[0]!.name}'s in the same round | machine CPU ms/request | req/s | p99 ms |`,
   );
-  log('|---|---|---|---|---|---|');
+  log('|---|---|---|---|---|---|---|');
   const first = loads.get(servers[0]!.name)!;
   for (const server of servers) {
     const results = loads.get(server.name)!;
@@ -133,6 +154,9 @@ async function main() {
     log(
       `| ${server.label} | ${cell(
         results.map((l) => l.cpuMs),
+        3,
+      )} | ${cell(
+        results.map((l) => l.sysMs),
         3,
       )} | ${cell(
         // Paired within a round: what the machine's load does to both in that round cancels out.
