@@ -84,9 +84,10 @@ async function plainArgs(name: string, seeded: string, userId: string, layers?: 
     if (layers !== undefined) return [join(import.meta.dirname, 'stack-server.ts'), file, layers];
     return [join(import.meta.dirname, 'plain-server.ts'), file];
   }
-  if (layers !== undefined) throw new Error('the framework floor (stack) runs on SQLite only');
   const copy = await copyOf(seeded, name);
-  return [join(import.meta.dirname, 'plain-server-pg.ts'), copy, await plainPostgres(copy, setup)];
+  const options = await plainPostgres(copy, setup);
+  if (layers !== undefined) return [join(import.meta.dirname, 'stack-server.ts'), copy, layers, options];
+  return [join(import.meta.dirname, 'plain-server-pg.ts'), copy, options];
 }
 
 async function startSide(name: string, spec: string, seeded: string, userId: string) {

@@ -1,16 +1,18 @@
 // The framework floor of `npm run bench:request-cpu`: what Waypost's stack (docs/design.md
 // "Stack": fastify, typebox schemas compiled by Ajv and the serializer, Kysely, pino,
-// prom-client) costs on its own, serving the plain server's private pages (bench/plain-server.ts)
-// from the plain server's own SQLite file and doing the same work: the token's SHA-256 looked up
-// in its table with the person's name on every request, a keyset page with one row more, the
-// deliveries of a page of posts, the same fields and `Link` header. Nothing of Waypost's own
-// code runs. argv[2] is the plain server's SQLite file; argv[3] the layers on top of fastify,
-// comma-separated:
+// prom-client) costs on its own, serving the plain server's private pages (bench/plain-server.ts,
+// bench/plain-server-pg.ts) from the plain server's own schema and doing the same work: the
+// token's SHA-256 looked up in its table with the person's name on every request, a keyset page
+// with one row more, the deliveries of a page of posts, the same fields and `Link` header.
+// Nothing of Waypost's own code runs. argv[2] is the plain server's SQLite file, or a
+// PostgreSQL URL with argv[4] the connection options that select the plain schema; argv[3] the
+// layers on top of fastify, comma-separated:
 //
 //   schemas  the query string validated by Ajv from a typebox schema, the answer written by
 //            fastify's serializer from one (without: parsed by hand, written by JSON.stringify)
 //   kysely   the statements run through Kysely, each compiled once, prepared statements kept
-//            (without: better-sqlite3's prepared statements, as the plain server runs them)
+//            (SQLite: better-sqlite3's, PostgreSQL: named statements on each connection);
+//            without: the driver itself, as the plain server runs it
 //   log      one pino line a request, when it is answered, to /dev/null (without: no logger)
 //   metrics  prom-client's request counter and latency histogram, once a request
 //
@@ -18,7 +20,17 @@
 import { createHash } from 'node:crypto';
 import SQLite from 'better-sqlite3';
 import Fastify, { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
-import { CompiledQuery, Kysely, SqliteDialect, sql, type SqliteDatabase, type SqliteStatement } from 'kysely';
+import {
+  CompiledQuery,
+  Kysely,
+  PostgresDialect,
+  SqliteDialect,
+  sql,
+  type Dialect,
+  type SqliteDatabase,
+  type SqliteStatement,
+} from 'kysely';
+import pg from 'pg';
 import { pino } from 'pino';
 import { Counter, Histogram, Registry } from 'prom-client';
 import { Type } from 'typebox';
@@ -29,26 +41,52 @@ for (const layer of LAYERS) {
   if (!['schemas', 'kysely', 'log', 'metrics'].includes(layer)) throw new Error(`stack-server: no layer ${layer}`);
 }
 
-const sqlite = new SQLite(process.argv[2] ?? '');
-sqlite.pragma('journal_mode = WAL');
-sqlite.pragma('synchronous = FULL');
-sqlite.pragma('busy_timeout = 5000');
+const TARGET = process.argv[2] ?? '';
+const POSTGRES = TARGET.startsWith('postgres');
+// Times are BIGINT milliseconds, far below 2^53 (as Waypost and the plain server read them).
+pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 
 type TokenRow = { user_id: string; permissions: string; expires_at: number; username: string };
-const TOKEN_SQL = `select t.user_id, t.permissions, t.expires_at, u.username from tokens t join users u on u.id = t.user_id
-   where t.hash = ?`;
-const pageSql = (kind: Kind) =>
-  `select ${COLUMNS[kind]} from ${kind} where user_id = ? and scope = 'private' and (time, id) < (?, ?)
-   order by time desc, id desc limit ?`;
+/** A statement's text in the database's own placeholders: `?` on SQLite, `$1`, `$2`… on PostgreSQL. */
+const numbered = (text: string) => {
+  let n = 0;
+  return POSTGRES ? text.replace(/\?/g, () => `$${++n}`) : text;
+};
+const TOKEN_SQL = numbered(`select t.user_id, t.permissions, t.expires_at, u.username from tokens t
+   join users u on u.id = t.user_id where t.hash = ?`);
+const PAGE_SQL = Object.fromEntries(
+  (Object.keys(COLUMNS) as Kind[]).map((kind) => [
+    kind,
+    numbered(`select ${COLUMNS[kind]} from ${kind} where user_id = ? and scope = 'private' and (time, id) < (?, ?)
+     order by time desc, id desc limit ?`),
+  ]),
+) as Record<Kind, string>;
 const deliveriesSql = (n: number) =>
-  `select post_id, service_id, status, attempts, remote_url, last_error, updated_at from deliveries
-   where user_id = ? and post_id in (${Array(n).fill('?').join(',')})`;
+  POSTGRES
+    ? `select post_id, service_id, status, attempts, remote_url, last_error, updated_at from deliveries
+       where user_id = $1 and post_id = any($2)`
+    : `select post_id, service_id, status, attempts, remote_url, last_error, updated_at from deliveries
+       where user_id = ? and post_id in (${Array(n).fill('?').join(',')})`;
 
 /** How the server runs a statement: its SQL text and its values, the rows back. */
 type Run = <T>(text: string, values: unknown[]) => T[] | Promise<T[]>;
 
-/** better-sqlite3's statements, prepared once each, as the plain server runs them. */
+/** Each statement's name on every connection, made from its text once. */
+const names = new Map<string, string>();
+const nameOf = (text: string) => {
+  let name = names.get(text);
+  if (name === undefined) names.set(text, (name = `s${names.size}`));
+  return name;
+};
+
+/** The driver itself: better-sqlite3's statements prepared once each, or pg's named statements. */
 function bareRun(): Run {
+  if (POSTGRES) {
+    const pool = new pg.Pool({ connectionString: TARGET, options: process.argv[4], max: 10 });
+    return async <T>(text: string, values: unknown[]) =>
+      (await pool.query<T & pg.QueryResultRow>({ name: nameOf(text), text, values })).rows;
+  }
+  const sqlite = openSqlite();
   const statements = new Map<string, SQLite.Statement>();
   return <T>(text: string, values: unknown[]) => {
     let statement = statements.get(text);
@@ -57,18 +95,40 @@ function bareRun(): Run {
   };
 }
 
+function openSqlite(): SQLite.Database {
+  const sqlite = new SQLite(TARGET);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = FULL');
+  sqlite.pragma('busy_timeout = 5000');
+  return sqlite;
+}
+
 /** Kysely, each statement compiled once (a `sql` template of its text), prepared statements kept. */
 function kyselyRun(): Run {
-  const statements = new Map<string, SqliteStatement>();
-  const database: SqliteDatabase = {
-    close: () => sqlite.close(),
-    prepare: (text) => {
-      let statement = statements.get(text);
-      if (!statement) statements.set(text, (statement = sqlite.prepare(text)));
-      return statement;
-    },
-  };
-  const db = new Kysely<Record<string, never>>({ dialect: new SqliteDialect({ database }) });
+  let dialect: Dialect;
+  if (POSTGRES) {
+    const pool = new pg.Pool({ connectionString: TARGET, options: process.argv[4], max: 10 });
+    // Kysely sends its statements unnamed; each connection names them, so they stay prepared.
+    pool.on('connect', (client) => {
+      const query = client.query.bind(client) as (config: unknown) => unknown;
+      (client as { query: unknown }).query = (text: unknown, values?: unknown) =>
+        typeof text === 'string' ? query({ name: nameOf(text), text, values }) : query(text);
+    });
+    dialect = new PostgresDialect({ pool });
+  } else {
+    const sqlite = openSqlite();
+    const statements = new Map<string, SqliteStatement>();
+    const database: SqliteDatabase = {
+      close: () => sqlite.close(),
+      prepare: (text) => {
+        let statement = statements.get(text);
+        if (!statement) statements.set(text, (statement = sqlite.prepare(text)));
+        return statement;
+      },
+    };
+    dialect = new SqliteDialect({ database });
+  }
+  const db = new Kysely<Record<string, never>>({ dialect });
   const compiled = new Map<string, string>();
   return async <T>(text: string, values: unknown[]) => {
     let found = compiled.get(text);
@@ -211,15 +271,16 @@ for (const kind of Object.keys(COLUMNS) as Kind[]) {
     // Read from the URL as the plain server reads it, so both take the same keys.
     const key = plainKey(new URL(request.url, 'http://127.0.0.1'), count);
     if (!key) return reply.code(400).send({ status: 400 });
-    const rows = await run<Row>(pageSql(kind), [caller.userId, key[0], key[1], count + 1]);
+    const rows = await run<Row>(PAGE_SQL[kind], [caller.userId, key[0], key[1], count + 1]);
     const more = rows.length > count;
     if (more) rows.pop();
     const byPost = new Map<unknown, unknown[]>();
     if (kind === 'posts' && rows.length > 0) {
-      const found = await run<Record<string, unknown>>(deliveriesSql(rows.length), [
-        caller.userId,
-        ...rows.map((row) => row.id),
-      ]);
+      const ids = rows.map((row) => row.id);
+      const found = await run<Record<string, unknown>>(
+        deliveriesSql(rows.length),
+        POSTGRES ? [caller.userId, ids] : [caller.userId, ...ids],
+      );
       for (const { post_id, updated_at, ...rest } of found) {
         byPost.set(post_id, [...(byPost.get(post_id) ?? []), { ...rest, updated_at: seconds(updated_at as number) }]);
       }
