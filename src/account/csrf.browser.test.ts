@@ -4,19 +4,15 @@
 // form token that value gets from Waypost's sign-in page (any visitor may), then its page posts
 // a form to Waypost with `Referrer-Policy: no-referrer`. Chromium sends `Origin: null` and
 // `Sec-Fetch-Site: same-site` with it, and the victim's cookies.
-import { createServer, type Server } from 'node:http';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServer } from 'node:http';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { formOf } from '../../test/browser.ts';
 import { createTestUser } from '../../test/helpers.ts';
 import { freePort, listeningTestApp } from '../../test/server.ts';
-import { launchChromium, signInThroughPage } from '../../test/web.ts';
+import { browserTest } from '../../test/web.ts';
 
 const CHOSEN = 'A'.repeat(43); // the attacker's value for the CSRF cookie
-
-let t: Awaited<ReturnType<typeof listeningTestApp>>;
-let browser: Browser;
-let attacker: { server: Server; origin: string };
 
 /** The fields the attacker's page posts, by path on the attacker's server. */
 const attacks = new Map<string, { action: string; fields: Record<string, string> }>();
@@ -48,25 +44,19 @@ async function startAttacker() {
     );
   });
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  return { server, origin: `http://127.0.0.1:${port}` };
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }
 
-beforeAll(async () => {
-  t = await listeningTestApp();
-  browser = await launchChromium();
-  attacker = await startAttacker();
-});
-afterAll(async () => {
-  await browser?.close();
-  await new Promise((resolve) => attacker?.server.close(resolve));
-  await t?.close();
-});
+const t = browserTest(() => listeningTestApp(), { servers: { attacker: startAttacker } });
 
 /** Opens the attacker's page and returns the answer to the form it posts to Waypost. */
 async function visitAttacker(page: Page, path: string, action: string) {
   const [answer] = await Promise.all([
     page.waitForResponse((r) => r.url() === `${t.baseUrl}${action}` && r.request().method() === 'POST'),
-    page.goto(`${attacker.origin}${path}`),
+    page.goto(`${t.attacker.origin}${path}`),
   ]);
   await page.waitForLoadState();
   const sent = await answer.request().allHeaders();
@@ -76,9 +66,7 @@ async function visitAttacker(page: Page, path: string, action: string) {
 describe('a form posted by a page on another port of the same host', () => {
   it('does not create a tracker in the signed-in victim’s account: 403 and a page that says why', async () => {
     const victim = await createTestUser(t.database);
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    await signInThroughPage(page, t.baseUrl, victim.username, victim.password);
+    const page = await t.signedIn({ as: victim });
     attacks.set('/tracker', {
       action: `${t.baseUrl}/app/trackers`,
       fields: { csrf: await tokenForChosenCookie(), type: 'owntracks', name: 'Planted' },
@@ -101,13 +89,12 @@ describe('a form posted by a page on another port of the same host', () => {
       .where('user_id', '=', victim.id)
       .execute();
     expect(services).toEqual([]);
-    await context.close();
+    await page.context().close();
   });
 
   it('does not sign the victim’s browser in to the attacker’s account (login CSRF)', async () => {
     const own = await createTestUser(t.database);
-    const context = await browser.newContext();
-    const page = await context.newPage();
+    const page = await (await t.browser.newContext()).newPage();
     attacks.set('/sign-in', {
       action: `${t.baseUrl}/account/sign-in`,
       fields: { csrf: await tokenForChosenCookie(), username: own.username, password: own.password },
@@ -125,6 +112,6 @@ describe('a form posted by a page on another port of the same host', () => {
     expect(sessions).toEqual([]);
     await page.goto(`${t.baseUrl}/account`);
     expect(await page.getByRole('button', { name: 'Sign in' }).count()).toBe(1);
-    await context.close();
+    await page.context().close();
   });
 });

@@ -3,29 +3,20 @@
 // their password (errors beside the fields, then done); a view shared with "Anyone with the
 // link" opens as a page; deleting the account leaves a home page that tells the truth about
 // setup links, and the old link is dead. axe-core finds nothing, of any impact, at 360 and 1280 px.
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { listeningTestApp } from '../../test/server.ts';
 import { tokenFor } from '../../test/tokens.ts';
-import { axeViolations, launchChromium } from '../../test/web.ts';
+import { axeViolations, browserTest } from '../../test/web.ts';
 import { issueSetupToken } from '../users/setup.logic.ts';
 import { findUserByUsername } from '../users/users.repo.ts';
 
-let t: Awaited<ReturnType<typeof listeningTestApp>>;
-let browser: Browser;
 const SHOTS = process.env.WAYPOST_SHOTS_DIR;
 
-beforeAll(async () => {
-  t = await listeningTestApp({ env: { WAYPOST_MAP_STYLE: 'none' } });
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
+const t = browserTest(() => listeningTestApp({ env: { WAYPOST_MAP_STYLE: 'none' } }));
 
 async function newPage(width = 1280): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width, height: 900 } });
+  const context = await t.browser.newContext({ viewport: { width, height: 900 } });
   return context.newPage();
 }
 

@@ -4,34 +4,22 @@
 // needed (the box is a plain GET form). axe-core finds no serious or critical problem on the
 // pages of results, at phone and desktop width, light and dark.
 import AxeBuilder from '@axe-core/playwright';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestUser } from '../../test/helpers.ts';
-import { startReceiver, type Receiver } from '../../test/receivers.ts';
-import { launchChromium, seedDemo, signInThroughPage, webTestApp, type Demo } from '../../test/web.ts';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { startReceiver } from '../../test/receivers.ts';
+import { browserTest, seedDemo, signInThroughPage, webTestApp, type Demo } from '../../test/web.ts';
 
-let t: Awaited<ReturnType<typeof webTestApp>>;
-let browser: Browser;
-let receiver: Receiver;
-let demo: Demo;
 const PASSWORD = 'search test password';
+const t = browserTest(() => webTestApp(), { person: { password: PASSWORD }, servers: { receiver: startReceiver } });
+let demo: Demo;
 
 beforeAll(async () => {
-  receiver = await startReceiver();
-  t = await webTestApp();
-  browser = await launchChromium();
-  const user = await createTestUser(t.database, { password: PASSWORD });
-  demo = await seedDemo(t, user, receiver.url);
+  demo = await seedDemo(t, t.person, t.receiver.url);
 }, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-  await receiver?.close();
-});
 
 /** Without scripts unless `scripts` (axe-core runs as a script in the page). */
 async function newPage(width: number, colorScheme: 'light' | 'dark' = 'light', scripts = false): Promise<Page> {
-  const context = await browser.newContext({
+  const context = await t.browser.newContext({
     viewport: { width, height: 900 },
     colorScheme,
     javaScriptEnabled: scripts,

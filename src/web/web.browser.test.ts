@@ -3,42 +3,33 @@
 // out; then axe-core on every page (test/web-pages.ts) at desktop and phone width, signed in
 // and out. One browser for the file.
 import AxeBuilder from '@axe-core/playwright';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { createTestUser } from '../../test/helpers.ts';
 import { uploadMedium } from '../../test/media.ts';
 import { tokenFor } from '../../test/tokens.ts';
 import { newId } from '../lib/ids.ts';
 import { secretsKey, sealSecrets } from '../services/secrets.ts';
-import { startReceiver, type Receiver } from '../../test/receivers.ts';
+import { startReceiver } from '../../test/receivers.ts';
 import { pathOf, WEB_PAGES } from '../../test/web-pages.ts';
-import { demoPhoto, demoVideo, launchChromium, seedDemo, signInThroughPage, webTestApp } from '../../test/web.ts';
+import { browserTest, demoPhoto, demoVideo, seedDemo, signInThroughPage, webTestApp } from '../../test/web.ts';
 
-let t: Awaited<ReturnType<typeof webTestApp>>;
-let browser: Browser;
-let receiver: Receiver;
-
-beforeAll(async () => {
-  receiver = await startReceiver();
-  t = await webTestApp();
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-  await receiver?.close();
-});
+const t = browserTest(() => webTestApp(), { servers: { receiver: startReceiver } });
 
 /** Pages answer at once, but uploads, media jobs and deliveries take a moment on a busy machine. */
 const WAIT = { timeout: 20_000, interval: 100 };
 const SECRET = `whsec_${Buffer.alloc(24, 5).toString('base64')}`;
 
 async function newPage(width = 1280): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width, height: 900 } });
+  const context = await t.browser.newContext({ viewport: { width, height: 900 } });
   const page = await context.newPage();
   page.on('dialog', (dialog) => void dialog.accept());
   return page;
 }
+
+/** A page `width` px wide signed in as `as`, every confirm() accepted. */
+const signedIn = (as: { username: string; password: string }, width = 1280) =>
+  t.signedIn({ as, context: { viewport: { width, height: 900 } }, acceptDialogs: true });
 
 /** What the test reads of a <video> (the DOM types are not in this project's lib). */
 interface VideoLike {
@@ -61,14 +52,13 @@ async function attach(page: Page, name: string, mimeType: string, buffer: Buffer
 describe('the web app in a browser', () => {
   it('takes a person from signing in to a delivered post with a photo, scope changes, a video, settings and signing out', async () => {
     const user = await createTestUser(t.database);
-    const page = await newPage();
-    await signInThroughPage(page, t.baseUrl, user.username, user.password);
+    const page = await signedIn(user);
 
     // A webhook service and a group holding it, through the services page.
     await page.goto(`${t.baseUrl}/app/services`);
     await page.getByText('Add a webhook').click();
     await page.locator('#webhook-name').fill('Loopback hook');
-    await page.locator('#webhook-url').fill(`${receiver.url}/hook`);
+    await page.locator('#webhook-url').fill(`${t.receiver.url}/hook`);
     await page.getByRole('button', { name: 'Add Webhook' }).click();
     // The signing secret Waypost made, shown once; then the page as it now is.
     await expect.poll(() => page.locator('.secret-once code').textContent(), WAIT).toMatch(/^whsec_/);
@@ -92,8 +82,8 @@ describe('the web app in a browser', () => {
     await page.getByRole('checkbox', { name: /Friends/ }).check();
     await page.getByRole('button', { name: 'Post' }).click();
     await expect.poll(() => page.locator('#result .delivery-status').textContent(), WAIT).toBe('delivered');
-    await receiver.seen(1);
-    expect((JSON.parse(receiver.received[0]!.body) as { data: { text: string } }).data.text).toBe(
+    await t.receiver.seen(1);
+    expect((JSON.parse(t.receiver.received[0]!.body) as { data: { text: string } }).data.text).toBe(
       'Hello from the browser',
     );
 
@@ -183,7 +173,7 @@ describe('the web app in a browser', () => {
       await api<{ id: string }>('POST', '/services', {
         type: 'webhook',
         name: 'Blog hook',
-        config: { url: `${receiver.url}/blog`, secret: SECRET },
+        config: { url: `${t.receiver.url}/blog`, secret: SECRET },
       })
     ).body;
     // As a restore from an export leaves it: disabled, without its secret.
@@ -197,7 +187,7 @@ describe('the web app in a browser', () => {
         type: 'webhook',
         name: 'Restored hook',
         enabled: 0,
-        config: JSON.stringify({ url: `${receiver.url}/restored` }),
+        config: JSON.stringify({ url: `${t.receiver.url}/restored` }),
         secrets: sealSecrets(secretsKey(t.config.secretKey), restored, {}),
         status: 'error',
         last_error: 'HTTP 500 from the old server',
@@ -208,8 +198,7 @@ describe('the web app in a browser', () => {
       .execute();
     const stored = async (id: string) => (await api<{ enabled: boolean }[]>('GET', `/services/${id}`)).body[0]!;
 
-    const page = await newPage();
-    await signInThroughPage(page, t.baseUrl, user.username, 'services test password');
+    const page = await signedIn(user);
     await page.goto(`${t.baseUrl}/app/services`);
     const card = page.locator(`[data-service="${hook.id}"]`);
 
@@ -230,7 +219,7 @@ describe('the web app in a browser', () => {
     const secretField = card.getByLabel('Signing secret (leave empty to keep the one you have)');
     expect(await secretField.getAttribute('type')).toBe('password');
     expect(await secretField.inputValue()).toBe('');
-    expect(await card.getByLabel('Address that receives your posts').inputValue()).toBe(`${receiver.url}/blog`);
+    expect(await card.getByLabel('Address that receives your posts').inputValue()).toBe(`${t.receiver.url}/blog`);
     await secretField.fill('whsec_short');
     await card.getByRole('button', { name: 'Save changes' }).click();
     await expect
@@ -241,11 +230,11 @@ describe('the web app in a browser', () => {
     await secretField.fill(newSecret);
     await Promise.all([page.waitForEvent('load'), card.getByRole('button', { name: 'Save changes' }).click()]);
     expect(await page.content()).not.toContain(newSecret.slice(6));
-    receiver.received.length = 0;
+    t.receiver.received.length = 0;
     await page.locator(`[data-service="${hook.id}"]`).getByRole('button', { name: 'Test Blog hook' }).click();
-    await receiver.seen(1);
+    await t.receiver.seen(1);
     const { Webhook } = await import('standardwebhooks');
-    const event = receiver.received[0]!;
+    const event = t.receiver.received[0]!;
     expect(() => new Webhook(newSecret).verify(event.body, event.headers as Record<string, string>)).not.toThrow();
 
     // The restored service says what it needs, with its last error; given the secret, it is enabled.
@@ -302,8 +291,7 @@ describe('the web app in a browser', () => {
       .execute();
     const found: string[] = [];
     for (const width of [1280, 360]) {
-      const phone = await newPage(width);
-      await signInThroughPage(phone, t.baseUrl, user.username, 'services test password');
+      const phone = await signedIn(user, width);
       for (const path of ['/app/services', '/app/media', '/', '/app/views']) {
         await phone.goto(`${t.baseUrl}${path}`);
         for (const summary of await phone.locator('.service details:not([open]) summary').all()) await summary.click();
@@ -321,7 +309,7 @@ describe('the web app in a browser', () => {
 
   it('has no serious or critical accessibility violations on any page, at desktop and phone width', async () => {
     const user = await createTestUser(t.database, { password: 'axe test password' });
-    const demo = await seedDemo(t, user, receiver.url);
+    const demo = await seedDemo(t, user, t.receiver.url);
     const found: string[] = [];
     for (const width of [1280, 360]) {
       for (const signedIn of [false, true]) {

@@ -3,18 +3,16 @@
 // make it one stay with the next; on the Places page, rename and merge; axe-core on both pages at
 // phone (390 px) and desktop (1280 px) width. Each test has a person of its own and their day.
 import AxeBuilder from '@axe-core/playwright';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { batches, offset, type Fix, commute } from '../../../test/days.ts';
 import { createTestUser } from '../../../test/helpers.ts';
 import { tokenFor } from '../../../test/tokens.ts';
-import { launchChromium, signInThroughPage, webTestApp } from '../../../test/web.ts';
+import { browserTest, webTestApp } from '../../../test/web.ts';
 import type { Place } from '../../places/places.schemas.ts';
 import { updateSettings } from '../../settings/settings.logic.ts';
 import type { VisitJson } from '../../visits/visits.schemas.ts';
 
-let t: Awaited<ReturnType<typeof webTestApp>>;
-let browser: Browser;
 const WAIT = { timeout: 20_000, interval: 100 };
 const DAY = Date.parse('2024-05-06T00:00:00+02:00');
 const H = 3_600_000;
@@ -27,14 +25,7 @@ function day(seed: number): Fix[] {
   return commute(DAY, { home, office }, seed);
 }
 
-beforeAll(async () => {
-  t = await webTestApp({ WAYPOST_MAP_STYLE: 'none' });
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
+const t = browserTest(() => webTestApp({ WAYPOST_MAP_STYLE: 'none' }));
 
 /** A person in Berlin with the day's points, signed in in a browser `width` px wide. */
 async function person(seed: number, width = 390) {
@@ -51,9 +42,7 @@ async function person(seed: number, width = 390) {
     expect(response.statusCode).toBeLessThan(300);
     return response.json<T>();
   };
-  const context = await browser.newContext({ viewport: { width, height: 900 } });
-  const page = await context.newPage();
-  await signInThroughPage(page, t.baseUrl, user.username, PASSWORD);
+  const page = await t.signedIn({ as: user, context: { viewport: { width, height: 900 } } });
   return { api, page };
 }
 

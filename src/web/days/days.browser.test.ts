@@ -3,20 +3,17 @@
 // server refuses, shown beside the field with nothing else changed); a stay marked as none; the
 // year's page; axe-core on both at phone (390 px) and desktop (1280 px) width.
 import AxeBuilder from '@axe-core/playwright';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { batches, offset, type Fix, commute } from '../../../test/days.ts';
-import { createTestUser } from '../../../test/helpers.ts';
 import { insertItems } from '../../../test/items.ts';
 import { uploadMedium } from '../../../test/media.ts';
 import { tokenFor } from '../../../test/tokens.ts';
-import { demoPhoto, launchChromium, signInThroughPage, webTestApp } from '../../../test/web.ts';
+import { browserTest, demoPhoto, webTestApp } from '../../../test/web.ts';
 import type { Place } from '../../places/places.schemas.ts';
 import { updateSettings } from '../../settings/settings.logic.ts';
 import sharp from 'sharp';
 
-let t: Awaited<ReturnType<typeof webTestApp>>;
-let browser: Browser;
 const WAIT = { timeout: 20_000, interval: 100 };
 const DAY = Date.parse('2024-05-06T00:00:00+02:00');
 const H = 3_600_000;
@@ -28,13 +25,11 @@ function day(): Fix[] {
   return commute(DAY, { home, office }, 21);
 }
 
-let user: Awaited<ReturnType<typeof createTestUser>>;
+const t = browserTest(() => webTestApp({ WAYPOST_MAP_STYLE: 'none' }), { person: { password: PASSWORD } });
 let token: string;
 
 beforeAll(async () => {
-  t = await webTestApp({ WAYPOST_MAP_STYLE: 'none' });
-  browser = await launchChromium();
-  user = await createTestUser(t.database, { password: PASSWORD });
+  const user = t.person;
   await updateSettings(t.database.db, user.id, { timezone: 'Europe/Berlin' });
   token = await tokenFor(t, user, ['get_private_scope', 'write_locations', 'upload_media']);
   for (const batch of batches(day())) {
@@ -60,17 +55,9 @@ beforeAll(async () => {
   const uploaded = await uploadMedium(t, token, photo, 'lunch.jpg', 'image/jpeg', { caption: 'Lunch by the river' });
   expect(uploaded.statusCode).toBe(201);
 });
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
 
-async function signedIn(width: number): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width, height: 900 } });
-  const page = await context.newPage();
-  await signInThroughPage(page, t.baseUrl, user.username, PASSWORD);
-  return page;
-}
+const signedIn = (width: number, path: string): Promise<Page> =>
+  t.signedIn({ context: { viewport: { width, height: 900 } }, path });
 
 /** What the tests read of an element (the DOM types are not in this project's lib). */
 interface ElementLike {
@@ -102,8 +89,7 @@ async function serious(page: Page): Promise<string[]> {
 
 describe('a day and a year in the browser', () => {
   it('shows the stays and trips with the post and the photo between them, and the track', async () => {
-    const page = await signedIn(1280);
-    await page.goto(`${t.baseUrl}/app/days/2024-05-06`);
+    const page = await signedIn(1280, '/app/days/2024-05-06');
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Monday, 6 May 2024');
     const walking = /^trip: Walking, 2\.\d km$/;
     const listed = await steps(page);
@@ -125,8 +111,7 @@ describe('a day and a year in the browser', () => {
   }, 60_000);
 
   it('names a place from the day, refuses a blank name beside the field, and marks a stay as none', async () => {
-    const page = await signedIn(390);
-    await page.goto(`${t.baseUrl}/app/days/2024-05-06`);
+    const page = await signedIn(390, '/app/days/2024-05-06');
     const atOffice = page.locator('ol.story > li[data-kind="visit"]').nth(1);
     await atOffice.getByText('Name or correct').click();
     const name = atOffice.getByLabel('Name of this place');
@@ -169,8 +154,7 @@ describe('a day and a year in the browser', () => {
   it('renders the year, and both pages are axe-clean at 390 and 1280 px', async () => {
     const found: string[] = [];
     for (const width of [390, 1280]) {
-      const page = await signedIn(width);
-      await page.goto(`${t.baseUrl}/app/years/2024`);
+      const page = await signedIn(width, '/app/years/2024');
       expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('2024 in review');
       const countries = page.getByRole('region', { name: 'Countries' }).getByRole('row');
       const cells = await countries.evaluateAll((rows) =>

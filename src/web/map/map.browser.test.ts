@@ -4,19 +4,16 @@
 // range's list and a single point from its popup, each after a confirmation saying how many;
 // axe-core at 360 and 1280 px, light and dark, with zero violations.
 import AxeBuilder from '@axe-core/playwright';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestUser } from '../../../test/helpers.ts';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { listeningTestApp } from '../../../test/server.ts';
 import { tokenFor } from '../../../test/tokens.ts';
-import { launchChromium, signInThroughPage } from '../../../test/web.ts';
+import { browserTest } from '../../../test/web.ts';
 
 const WAIT = { timeout: 20_000, interval: 100 };
 const PER_DAY = 20;
 
-let t: Awaited<ReturnType<typeof listeningTestApp>>;
-let browser: Browser;
-let person: { id: string; username: string; password: string };
+const t = browserTest(() => listeningTestApp({ env: { WAYPOST_MAP_STYLE: 'none' } }), { person: true });
 let token: string;
 
 /** A day's walk through Amsterdam: PER_DAY points a minute apart, from 10:00 in Amsterdam. */
@@ -29,10 +26,7 @@ const walk = (day: string) =>
   }));
 
 beforeAll(async () => {
-  t = await listeningTestApp({ env: { WAYPOST_MAP_STYLE: 'none' } });
-  browser = await launchChromium();
-  person = await createTestUser(t.database);
-  token = await tokenFor(t, person, ['write_locations', 'get_private_scope', 'update_settings']);
+  token = await tokenFor(t, t.person, ['write_locations', 'get_private_scope', 'update_settings']);
   const call = async (method: 'POST' | 'GET', url: string, payload?: object) => {
     const response = await t.app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, payload });
     expect(response.statusCode).toBe(200);
@@ -48,18 +42,9 @@ beforeAll(async () => {
     { time: Date.parse('2026-11-20T10:00:00Z') / 1000, lat: 52.52, lon: 13.405, accuracy: 5 },
   ]);
 });
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
 
-async function open(path: string, width = 1280, colorScheme: 'light' | 'dark' = 'light'): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width, height: 900 }, colorScheme });
-  const page = await context.newPage();
-  await signInThroughPage(page, t.baseUrl, person.username, person.password);
-  await page.goto(`${t.baseUrl}${path}`);
-  return page;
-}
+const open = (path: string, width = 1280, colorScheme: 'light' | 'dark' = 'light'): Promise<Page> =>
+  t.signedIn({ context: { viewport: { width, height: 900 }, colorScheme }, path });
 
 const map = (page: Page) => page.locator('[data-waypost-map]');
 

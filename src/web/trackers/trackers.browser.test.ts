@@ -3,24 +3,14 @@
 // token" asks first, and a phone still sending the old token shows as refused; rename and switch
 // off (its points refused), then delete after a confirmation. axe-core finds nothing, of any
 // impact, at 360 and 1280 px.
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestUser } from '../../../test/helpers.ts';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { listeningTestApp } from '../../../test/server.ts';
-import { axeViolations, launchChromium, signInThroughPage } from '../../../test/web.ts';
+import { axeViolations, browserTest } from '../../../test/web.ts';
 
-let t: Awaited<ReturnType<typeof listeningTestApp>>;
-let browser: Browser;
 const SHOTS = process.env.WAYPOST_SHOTS_DIR;
 
-beforeAll(async () => {
-  t = await listeningTestApp({ env: { WAYPOST_MAP_STYLE: 'none' } });
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
+const t = browserTest(() => listeningTestApp({ env: { WAYPOST_MAP_STYLE: 'none' } }), { person: true });
 
 function owntracksPoint(url: string, username: string, token: string) {
   return fetch(url, {
@@ -47,12 +37,9 @@ const status = (page: Page) => page.locator('[data-status]').first().textContent
 
 describe('the Trackers page in a browser', () => {
   it('adds, watches, re-tokens, renames, switches off and deletes a tracker', async () => {
-    const person = await createTestUser(t.database);
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: t.baseUrl });
-    const page = await context.newPage();
-    await signInThroughPage(page, t.baseUrl, person.username, person.password);
-    await page.goto(`${t.baseUrl}/app/trackers`);
+    const { person } = t;
+    const page = await t.signedIn({ context: { viewport: { width: 1280, height: 900 } }, path: '/app/trackers' });
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: t.baseUrl });
     expect(await page.locator('.warning').textContent()).toContain('A phone cannot reach these addresses.');
 
     await page.getByLabel('App').selectOption('owntracks');
@@ -105,6 +92,6 @@ describe('the Trackers page in a browser', () => {
       'Deleted Old phone. The points it sent stay in your history.',
     );
     expect(await page.locator('[data-tracker]').count()).toBe(0);
-    await context.close();
+    await page.context().close();
   }, 120_000);
 });
