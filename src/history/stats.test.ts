@@ -5,6 +5,7 @@ import { buildTestApp, createTestUser, type TestApp } from '../../test/helpers.t
 import { insertItems, type ItemSeed } from '../../test/items.ts';
 import { tokenFor } from '../../test/tokens.ts';
 import { updateSettings } from '../settings/settings.logic.ts';
+import { refreshHistory } from './refresh.ts';
 import { refreshBuckets } from './stats.repo.ts';
 import type { StatsGroup } from './history.schemas.ts';
 
@@ -49,6 +50,27 @@ describe('GET /locations/stats', () => {
     await Promise.all([1, 2, 3].map(() => refreshBuckets(t.database.db, user.id)));
     const body = await stats('group_by=day');
     expect(body.groups).toMatchObject([{ period: '2024-03-01', points: 2, distance_m: round(arc(0.01)) }]);
+  });
+
+  it('shares one refresh among the reads that ask for it at once', async () => {
+    await add([
+      { time: at('2024-03-02T10:00:00Z'), lat: 0, lon: 0, scope: 'private' },
+      { time: at('2024-03-02T10:20:00Z'), lat: 0.01, lon: 0, scope: 'private' },
+    ]);
+    // Each refresh of a run of quarter hours starts by deleting their marks: count those.
+    let refreshedRuns = 0;
+    const db = t.database.db.withPlugin({
+      transformQuery: ({ node }) => {
+        if (node.kind === 'DeleteQueryNode' && JSON.stringify(node).includes('"location_dirty"')) refreshedRuns += 1;
+        return node;
+      },
+      transformResult: async ({ result }) => result,
+    });
+    await Promise.all([1, 2, 3].map(() => refreshHistory(db, user.id, Date.now())));
+    // Three reads side by side would each have read the marks and redone the run.
+    expect(refreshedRuns).toBe(1);
+    const body = await stats('group_by=day');
+    expect(body.groups).toMatchObject([{ period: '2024-03-02', points: 2, distance_m: round(arc(0.01)) }]);
   });
 
   it("splits days at midnight of the person's time zone, not UTC's", async () => {
