@@ -20,16 +20,7 @@
 import { createHash } from 'node:crypto';
 import SQLite from 'better-sqlite3';
 import Fastify, { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
-import {
-  CompiledQuery,
-  Kysely,
-  PostgresDialect,
-  SqliteDialect,
-  sql,
-  type Dialect,
-  type SqliteDatabase,
-  type SqliteStatement,
-} from 'kysely';
+import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, sql, type Dialect, type SqliteDatabase } from 'kysely';
 import pg from 'pg';
 import { pino } from 'pino';
 import { Counter, Histogram, Registry } from 'prom-client';
@@ -62,11 +53,8 @@ const PAGE_SQL = Object.fromEntries(
   ]),
 ) as Record<Kind, string>;
 const deliveriesSql = (n: number) =>
-  POSTGRES
-    ? `select post_id, service_id, status, attempts, remote_url, last_error, updated_at from deliveries
-       where user_id = $1 and post_id = any($2)`
-    : `select post_id, service_id, status, attempts, remote_url, last_error, updated_at from deliveries
-       where user_id = ? and post_id in (${Array(n).fill('?').join(',')})`;
+  `select post_id, service_id, status, attempts, remote_url, last_error, updated_at from deliveries
+   where ${POSTGRES ? 'user_id = $1 and post_id = any($2)' : `user_id = ? and post_id in (${Array(n).fill('?').join(',')})`}`;
 
 /** How the server runs a statement: its SQL text and its values, the rows back. */
 type Run = <T>(text: string, values: unknown[]) => T[] | Promise<T[]>;
@@ -82,32 +70,36 @@ const nameOf = (text: string) => {
 /** The driver itself: better-sqlite3's statements prepared once each, or pg's named statements. */
 function bareRun(): Run {
   if (POSTGRES) {
-    const pool = new pg.Pool({ connectionString: TARGET, options: process.argv[4], max: 10 });
+    const pool = openPool();
     return async <T>(text: string, values: unknown[]) =>
       (await pool.query<T & pg.QueryResultRow>({ name: nameOf(text), text, values })).rows;
   }
-  const sqlite = openSqlite();
-  const statements = new Map<string, SQLite.Statement>();
-  return <T>(text: string, values: unknown[]) => {
-    let statement = statements.get(text);
-    if (!statement) statements.set(text, (statement = sqlite.prepare(text)));
-    return statement.all(...values) as T[];
-  };
+  const prepare = preparedOnce();
+  return <T>(text: string, values: unknown[]) => prepare(text).all(...values) as T[];
 }
 
-function openSqlite(): SQLite.Database {
+const openPool = () => new pg.Pool({ connectionString: TARGET, options: process.argv[4], max: 10 });
+
+/** The SQLite file, opened as the plain server opens it; each statement prepared at its first use. */
+function preparedOnce(): { (text: string): SQLite.Statement; sqlite: SQLite.Database } {
   const sqlite = new SQLite(TARGET);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('busy_timeout = 5000');
-  return sqlite;
+  const statements = new Map<string, SQLite.Statement>();
+  const prepare = (text: string) => {
+    let statement = statements.get(text);
+    if (!statement) statements.set(text, (statement = sqlite.prepare(text)));
+    return statement;
+  };
+  return Object.assign(prepare, { sqlite });
 }
 
 /** Kysely, each statement compiled once (a `sql` template of its text), prepared statements kept. */
 function kyselyRun(): Run {
   let dialect: Dialect;
   if (POSTGRES) {
-    const pool = new pg.Pool({ connectionString: TARGET, options: process.argv[4], max: 10 });
+    const pool = openPool();
     // Kysely sends its statements unnamed; each connection names them, so they stay prepared.
     pool.on('connect', (client) => {
       const query = client.query.bind(client) as (config: unknown) => unknown;
@@ -116,16 +108,8 @@ function kyselyRun(): Run {
     });
     dialect = new PostgresDialect({ pool });
   } else {
-    const sqlite = openSqlite();
-    const statements = new Map<string, SqliteStatement>();
-    const database: SqliteDatabase = {
-      close: () => sqlite.close(),
-      prepare: (text) => {
-        let statement = statements.get(text);
-        if (!statement) statements.set(text, (statement = sqlite.prepare(text)));
-        return statement;
-      },
-    };
+    const prepare = preparedOnce();
+    const database: SqliteDatabase = { close: () => prepare.sqlite.close(), prepare };
     dialect = new SqliteDialect({ database });
   }
   const db = new Kysely<Record<string, never>>({ dialect });
