@@ -73,7 +73,7 @@ export async function listLocations(db: Db, ctx: ListContext<LocationsParams>): 
     return pageOf(result, (row) => toLocation(row, ctx.owner.username, EXACT_PLACES), ctx.cursors);
   }
   const places = await publicPlacesOf(db, ctx.owner.id);
-  const toObject = (row: LocationRow) => toLocation(row, ctx.owner.username, places);
+  const toObject = (row: LocationFields) => toLocation(row, ctx.owner.username, places);
   if (!box) return pageOf(await selectLocationPage(db, audience, page, undefined), toObject, ctx.cursors);
   // The box must not see the exact points of a public collection, or narrowing it would find
   // them (through the items, and through the Link header's cursor and whether there is one).

@@ -2,7 +2,7 @@ import { CompiledQuery, SqliteAdapter } from 'kysely';
 import { insertManyIgnoringConflicts } from '../db/bulk.ts';
 import type { Db } from '../db/database.ts';
 import type { LocationsTable, ScopeValue } from '../db/schema.ts';
-import { selectKeptPage, selectPage, type Audience, type PageQuery } from '../items/items.repo.ts';
+import { selectKeptPage, selectPageOf, type Audience, type PageQuery } from '../items/items.repo.ts';
 import type { Box } from '../lib/box.ts';
 import { boxFilter } from '../lib/box.repo.ts';
 import { writeBatch } from './batch.repo.ts';
@@ -13,11 +13,12 @@ import { placeFilter } from '../privacy/served-box.repo.ts';
 
 export type LocationRow = LocationsTable;
 
+/** A page of points, with only the columns their objects are made from. */
 export function selectLocationPage(db: Db, audience: Audience, page: PageQuery, box: Box | undefined) {
-  return selectPage(db, 'locations', audience, page, box ? boxFilter(box) : undefined);
+  return selectPageOf(db, 'locations', audience, page, LOCATION_FIELDS, box ? boxFilter(box) : undefined);
 }
 
-/** The columns a point's API object is made from (`toLocation`): what a download reads. */
+/** The columns a point's API object is made from (`toLocation`): what a page and a download read. */
 export const LOCATION_FIELDS = [
   'id',
   'scope',

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, createTestUser, type TestApp } from '../../test/helpers.ts';
 import { insertItems } from '../../test/items.ts';
 import { eachBatch, POSITION } from './points.repo.ts';
+import { LOCATION_FIELDS, selectLocationPage } from './locations.repo.ts';
 
 let t: TestApp;
 let userId: string;
@@ -52,5 +53,23 @@ describe('eachBatch', () => {
       expect(batch.every((row) => row.time >= 2000 && row.time < 5000 && row.scope === 'public')).toBe(true);
     }
     expect(sizes).toEqual([2, 2]);
+  });
+});
+
+describe('selectLocationPage', () => {
+  it("reads a page's points with only the columns their objects are made of, with a box and without", async () => {
+    // The points are public (test/items.ts), read as the public collection, whose rule also reads the zone flag.
+    const audience = { owner: userId, scope: 'public' as const };
+    const fields = [...LOCATION_FIELDS].sort().join();
+    for (const box of [undefined, { minLon: -10, minLat: 0, maxLon: 0, maxLat: 10 }]) {
+      const { rows, more } = await selectLocationPage(t.database.db, audience, { count: 3, order: 'desc' }, box);
+      expect(rows.map((row) => [Number(row.time), row.id.at(-1)])).toEqual([
+        [7000, '5'],
+        [5000, '0'],
+        [4000, '6'],
+      ]);
+      expect(more).toBe(true);
+      expect(rows.map((row) => Object.keys(row).sort().join())).toEqual([fields, fields, fields]);
+    }
   });
 });
