@@ -43,6 +43,10 @@ export interface FakeMastodon {
   edits: Record<string, { status?: string; media_ids?: string[] }[]>;
   /** Apps registered through POST /api/v1/apps, as they were sent. */
   apps: { client_name: string; redirect_uris: string; scopes: string; website: string; client_id: string }[];
+  /** Client ids of registered apps the server no longer knows (an admin removed them). */
+  removedApps: string[];
+  /** Apps' own tokens (the client credentials grant): those given out, and those revoked. */
+  appTokens: { issued: string[]; revoked: string[] };
   /** What the authorization page was asked, each time it was shown. */
   authorizations: Record<string, string>[];
   /** GET /api/v1/media/:id answers 206 this many times per medium before 200. */
@@ -64,6 +68,8 @@ export async function startMastodon(
     statuses: [],
     edits: {},
     apps: [],
+    removedApps: [],
+    appTokens: { issued: [], revoked: [] },
     authorizations: [],
     processingPolls: 1,
     maxCharacters: options.maxCharacters ?? 500,
@@ -165,8 +171,9 @@ export async function startMastodon(
  * RFC 8414 metadata (Mastodon 4.3+, with PKCE S256) unless `metadata` is false (an older server:
  * fixed paths, no PKCE); POST /api/v1/apps registering a client for exact redirect URIs; an
  * authorization page with Authorize and Deny; POST /oauth/token exchanging a code once, for its
- * client, redirect URI and (with PKCE) verifier, for the fake's token. Answers true when it took
- * the request.
+ * client, redirect URI and (with PKCE) verifier, for the fake's token, or giving a known app its
+ * own token (client credentials); POST /oauth/revoke. An app in `removedApps` is unknown to all of
+ * them. Answers true when it took the request.
  */
 function mastodonOAuth(
   fake: FakeMastodon,
@@ -174,6 +181,9 @@ function mastodonOAuth(
   codes: Map<string, { clientId: string; redirectUri: string; challenge: string | null }>,
   metadata: boolean,
 ) {
+  /** A registered app the server still knows. */
+  const known = (clientId: string | undefined) =>
+    fake.apps.find((app) => app.client_id === clientId && !fake.removedApps.includes(app.client_id));
   return (request: Received, response: ServerResponse): boolean => {
     const url = new URL(request.path, fake.url);
     const form = () => Object.fromEntries(new URLSearchParams(request.body));
@@ -184,6 +194,7 @@ function mastodonOAuth(
           issuer: `${fake.url}/`,
           authorization_endpoint: `${fake.url}/oauth/authorize`,
           token_endpoint: `${fake.url}/oauth/token`,
+          revocation_endpoint: `${fake.url}/oauth/revoke`,
           app_registration_endpoint: `${fake.url}/api/v1/apps`,
           scopes_supported: ['read', 'write', 'read:accounts', 'read:statuses', 'write:statuses', 'write:media'],
           response_types_supported: ['code'],
@@ -218,7 +229,7 @@ function mastodonOAuth(
     }
     if (url.pathname === '/oauth/authorize') {
       const asked = request.method === 'GET' ? Object.fromEntries(url.searchParams) : form();
-      const app = fake.apps.find((a) => a.client_id === asked.client_id);
+      const app = known(asked.client_id);
       if (!app || asked.redirect_uri !== app.redirect_uris || asked.response_type !== 'code') {
         response
           .writeHead(400, { 'content-type': 'text/html' })
@@ -250,6 +261,38 @@ function mastodonOAuth(
       } else back.searchParams.set('error', 'access_denied');
       if (asked.state) back.searchParams.set('state', asked.state);
       response.writeHead(302, { location: back.href }).end();
+      return true;
+    }
+    if (request.method === 'POST' && url.pathname === '/oauth/token' && form().grant_type === 'client_credentials') {
+      // An app's own token (RFC 6749 4.4), for a client the server knows, within its scopes.
+      const body = form();
+      const app = known(body.client_id);
+      const scopes = new Set(app?.scopes.split(' '));
+      if (
+        !app ||
+        body.client_secret !== `secret-of-${app.client_id}` ||
+        !body.scope?.split(' ').every((s) => scopes.has(s))
+      ) {
+        json(response, 401, { error: 'invalid_client', error_description: 'Client authentication failed' });
+        return true;
+      }
+      const appToken = `app-token-${fake.appTokens.issued.length + 1}`;
+      fake.appTokens.issued.push(appToken);
+      json(response, 200, { access_token: appToken, token_type: 'Bearer', scope: body.scope, created_at: 1 });
+      return true;
+    }
+    if (request.method === 'POST' && url.pathname === '/oauth/revoke') {
+      // RFC 7009: 200 whether or not the token was one of the client's.
+      const body = form();
+      const app = known(body.client_id);
+      if (
+        app &&
+        body.client_secret === `secret-of-${app.client_id}` &&
+        fake.appTokens.issued.includes(body.token ?? '')
+      ) {
+        fake.appTokens.revoked.push(body.token!);
+      }
+      json(response, 200, {});
       return true;
     }
     if (request.method === 'POST' && url.pathname === '/oauth/token') {

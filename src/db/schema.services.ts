@@ -32,6 +32,19 @@ export interface ServicesTable {
   previous_token_hash?: string | null;
 }
 
+/** Waypost's registration as an app on a person's server, kept for the next connection (migration 0053). */
+export interface ServiceAppRegistrationsTable {
+  user_id: string;
+  /** The server's origin. */
+  server: string;
+  redirect_uri: string;
+  scopes: string;
+  client_id: string;
+  /** Sealed: the client secret. */
+  client_secret: string;
+  created_at: number;
+}
+
 /** A service being connected through its server's sign-in (migration 0043). */
 export interface ServiceConnectionsTable {
   user_id: string;

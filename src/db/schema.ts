@@ -13,6 +13,7 @@ import type {
 import type {
   DeliveriesTable,
   ImportedEntriesTable,
+  ServiceAppRegistrationsTable,
   ServiceConnectionsTable,
   ServiceGroupMembersTable,
   ServiceGroupsTable,
@@ -329,6 +330,7 @@ export interface Tables {
   sign_in_limits: SignInLimitsTable;
   services: ServicesTable;
   service_connections: ServiceConnectionsTable;
+  service_app_registrations: ServiceAppRegistrationsTable;
   service_groups: ServiceGroupsTable;
   service_group_members: ServiceGroupMembersTable;
   deliveries: DeliveriesTable;

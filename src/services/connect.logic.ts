@@ -1,6 +1,6 @@
 // Connecting a service by signing in on its server (docs/api.md "Connecting a service by
-// signing in"): `POST /services/connect` starts (the connector registers Waypost there and
-// names the authorization page), the person signs in and allows Waypost on their server, and
+// signing in"): `POST /services/connect` starts (the connector registers Waypost there, or uses
+// the registration kept from before, and names the authorization page), the person signs in and allows Waypost on their server, and
 // the server sends them back to the web app's callback (`/app/services/connected`), which
 // finishes here: the code is exchanged for a token, stored sealed as the service's secret.
 // What lies between waits in `service_connections`, found by the SHA-256 of the OAuth `state`
@@ -12,11 +12,17 @@ import { randomToken, sha256Hex } from '../lib/crypto.ts';
 import type { Outbound } from '../lib/ssrf.ts';
 import { msToSeconds } from '../lib/time.ts';
 import { changeService } from './change.logic.ts';
-import { ConnectError } from './connectors/connect.ts';
+import { ConnectError, type AppRegistrations } from './connectors/connect.ts';
 import { excerpt } from './connectors/connector.ts';
 import { connectors } from './connectors/index.ts';
 import type { ServiceType } from './connectors/types.ts';
-import { insertConnection, takeConnection } from './connect.repo.ts';
+import {
+  findAppRegistration,
+  forgetAppRegistration,
+  insertConnection,
+  keepAppRegistration,
+  takeConnection,
+} from './connect.repo.ts';
 import { openSecrets, sealSecrets, type SecretKey } from './secrets.ts';
 import { configErrors } from './services.config.ts';
 import { createService, getService } from './services.logic.ts';
@@ -37,6 +43,43 @@ export interface ConnectDeps {
 }
 
 const sealAad = (stateHash: string) => `connect/${stateHash}`;
+
+/** The person's registrations of Waypost on servers; a client secret is sealed with its row's key as the additional data. */
+function appRegistrations(deps: ConnectDeps, userId: string): AppRegistrations {
+  const key = (server: string, redirectUri: string, scopes: string) => ({
+    user_id: userId,
+    server,
+    redirect_uri: redirectUri,
+    scopes,
+  });
+  const aad = (server: string, redirectUri: string, scopes: string) =>
+    `app/${JSON.stringify([userId, server, redirectUri, scopes])}`;
+  return {
+    async find(server, redirectUri, scopes) {
+      const row = await findAppRegistration(deps.db, key(server, redirectUri, scopes));
+      if (!row) return undefined;
+      try {
+        const { client_secret: clientSecret } = openSecrets(
+          deps.key,
+          aad(server, redirectUri, scopes),
+          row.client_secret,
+        );
+        return clientSecret ? { clientId: row.client_id, clientSecret } : undefined;
+      } catch {
+        // Sealed under another secret key (the server's was changed): registered anew, in its place.
+        return undefined;
+      }
+    },
+    keep: (server, redirectUri, scopes, app) =>
+      keepAppRegistration(deps.db, {
+        ...key(server, redirectUri, scopes),
+        client_id: app.clientId,
+        client_secret: sealSecrets(deps.key, aad(server, redirectUri, scopes), { client_secret: app.clientSecret }),
+        created_at: deps.now(),
+      }),
+    forget: (server, redirectUri, scopes) => forgetAppRegistration(deps.db, key(server, redirectUri, scopes)),
+  };
+}
 
 /** A connector's refusal as a problem the page shows beside the field it names. */
 function failed(error: ConnectError): AppError {
@@ -102,6 +145,7 @@ export async function startConnection(
       outbound: deps.outbound,
       appName: 'Waypost',
       website: deps.baseUrl,
+      apps: appRegistrations(deps, userId),
     });
   } catch (error) {
     throw error instanceof ConnectError ? failed(error) : error;

@@ -1,6 +1,7 @@
-// All SQL for services being connected through their server's sign-in (migration 0043).
+// All SQL for services being connected through their server's sign-in (migration 0043), and
+// for Waypost's registrations on those servers (migration 0053).
 import type { Db } from '../db/database.ts';
-import type { ServiceConnectionsTable } from '../db/schema.services.ts';
+import type { ServiceAppRegistrationsTable, ServiceConnectionsTable } from '../db/schema.services.ts';
 
 export type ConnectionRow = ServiceConnectionsTable;
 
@@ -34,4 +35,41 @@ export async function takeConnection(db: Db, userId: string, stateHash: string):
 export async function purgeExpiredConnections(db: Db, now: number): Promise<number> {
   const result = await db.deleteFrom('service_connections').where('expires_at', '<=', now).executeTakeFirst();
   return Number(result.numDeletedRows);
+}
+
+export type AppRegistrationRow = ServiceAppRegistrationsTable;
+type AppKey = Pick<AppRegistrationRow, 'user_id' | 'server' | 'redirect_uri' | 'scopes'>;
+
+export async function findAppRegistration(db: Db, key: AppKey): Promise<AppRegistrationRow | undefined> {
+  return db
+    .selectFrom('service_app_registrations')
+    .selectAll()
+    .where('user_id', '=', key.user_id)
+    .where('server', '=', key.server)
+    .where('redirect_uri', '=', key.redirect_uri)
+    .where('scopes', '=', key.scopes)
+    .executeTakeFirst();
+}
+
+/** Keeps a registration, in place of the one kept for the same key (two connections at once: the last). */
+export async function keepAppRegistration(db: Db, row: AppRegistrationRow): Promise<void> {
+  await db
+    .insertInto('service_app_registrations')
+    .values(row)
+    .onConflict((conflict) =>
+      conflict
+        .columns(['user_id', 'server', 'redirect_uri', 'scopes'])
+        .doUpdateSet({ client_id: row.client_id, client_secret: row.client_secret, created_at: row.created_at }),
+    )
+    .execute();
+}
+
+export async function forgetAppRegistration(db: Db, key: AppKey): Promise<void> {
+  await db
+    .deleteFrom('service_app_registrations')
+    .where('user_id', '=', key.user_id)
+    .where('server', '=', key.server)
+    .where('redirect_uri', '=', key.redirect_uri)
+    .where('scopes', '=', key.scopes)
+    .execute();
 }

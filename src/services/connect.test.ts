@@ -2,8 +2,9 @@
 // in"), over HTTP against a loopback Mastodon-compatible server (test/protocols.ts): Waypost
 // registers itself there (POST /api/v1/apps), answers the authorization page with state and
 // PKCE, and the web app's callback exchanges the code and stores the token, only for the person
-// who started, once, within 15 minutes. An older server (no metadata) gets no PKCE; a person who
-// denies connects nothing; every refusal says why beside the field.
+// who started, once, within 15 minutes. The registration is kept and used again while the server
+// knows it. An older server (no metadata) gets no PKCE; a person who denies connects nothing;
+// every refusal says why beside the field.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { signInThroughForm } from '../../test/browser.ts';
 import { buildTestApp, countRows, createTestUser, type TestApp } from '../../test/helpers.ts';
@@ -194,6 +195,66 @@ describe('connecting Mastodon by signing in', () => {
     expect((await services()).map((s) => [s.id, s.name])).toEqual([[id, 'Old token']]);
     expect(await storedToken(id)).toBe(TOKEN);
     await t.database.db.deleteFrom('services').where('id', '=', id).execute();
+  });
+
+  it('connecting to a server again uses the registration kept the first time, while the server still knows it', async () => {
+    const fake = await mastodon();
+    const start = async (bearer = aliceToken) => {
+      const started = await connect({ type: 'mastodon', config: { instance_url: fake.url } }, bearer);
+      expect(started.statusCode).toBe(200);
+      return started.json<{ authorize_url: string }>().authorize_url;
+    };
+    const clientOf = (authorizeUrl: string) => new URL(authorizeUrl).searchParams.get('client_id');
+    const kept = () =>
+      t.database.db
+        .selectFrom('service_app_registrations')
+        .selectAll()
+        .where('server', '=', fake.url)
+        .orderBy('client_id')
+        .execute();
+
+    expect(clientOf(await start())).toBe('client-1');
+    // Kept for the person, the secret sealed.
+    const first = await kept();
+    expect(first.map((row) => [row.user_id, row.client_id])).toEqual([[alice.id, 'client-1']]);
+    expect(JSON.stringify(first)).not.toContain('secret-of-client-1');
+
+    // The second time no app is registered: the server gave the kept one a token of its own,
+    // which was revoked at once.
+    const second = await start();
+    expect(clientOf(second)).toBe('client-1');
+    expect(fake.apps.map((app) => app.client_id)).toEqual(['client-1']);
+    expect(fake.appTokens).toEqual({ issued: ['app-token-1'], revoked: ['app-token-1'] });
+    const finished = await callback((await decide(second, 'allow')).searchParams.toString());
+    expect(finished.statusCode).toBe(303);
+
+    // An admin removed the app: Waypost registers anew instead of sending the person to an
+    // authorization page that would not know it.
+    fake.removedApps.push('client-1');
+    const third = await start();
+    expect(clientOf(third)).toBe('client-2');
+    expect(fake.apps.map((app) => app.client_id)).toEqual(['client-1', 'client-2']);
+    expect(fake.appTokens.issued).toEqual(['app-token-1']);
+    expect((await kept()).map((row) => [row.user_id, row.client_id])).toEqual([[alice.id, 'client-2']]);
+    expect((await decide(third, 'allow')).searchParams.has('code')).toBe(true);
+
+    // Another person's connection does not use hers.
+    const carol = await createTestUser(t.database);
+    expect(clientOf(await start(await tokenFor(t, carol, ['create_service'])))).toBe('client-3');
+    expect((await kept()).map((row) => [row.user_id, row.client_id])).toEqual([
+      [alice.id, 'client-2'],
+      [carol.id, 'client-3'],
+    ]);
+    // A secret that no longer opens (as after a change of the server's secret key) is no registration.
+    await t.database.db
+      .updateTable('service_app_registrations')
+      .set({ client_secret: first[0]!.client_secret })
+      .where('user_id', '=', carol.id)
+      .execute();
+    expect(clientOf(await start(await tokenFor(t, carol, ['create_service'])))).toBe('client-4');
+
+    await t.database.db.deleteFrom('service_connections').execute();
+    await t.database.db.deleteFrom('services').where('user_id', '=', alice.id).execute();
   });
 
   it('a sign-in older than 15 minutes connects nothing', async () => {

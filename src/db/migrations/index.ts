@@ -39,6 +39,7 @@ import * as m0049 from './0049_search_statistics.ts';
 import * as m0050 from './0050_location_batches.ts';
 import * as m0051 from './0051_position_cells.ts';
 import * as m0052 from './0052_cells_from_finest.ts';
+import * as m0053 from './0053_service_app_registrations.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_users': m0001,
@@ -79,4 +80,5 @@ export const migrations: Record<string, Migration> = {
   '0050_location_batches': m0050,
   '0051_position_cells': m0051,
   '0052_cells_from_finest': m0052,
+  '0053_service_app_registrations': m0053,
 };

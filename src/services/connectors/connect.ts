@@ -16,6 +16,24 @@ export interface ConnectStartInput {
   /** How Waypost names itself to the server, and its address. */
   appName: string;
   website: string;
+  /** Waypost's registrations on servers, kept for this person. */
+  apps: AppRegistrations;
+}
+
+/** Waypost's client credentials on a server. */
+export interface AppRegistration {
+  clientId: string;
+  clientSecret: string;
+}
+
+/**
+ * The registrations kept from earlier connections, one per server, callback address and
+ * scopes, so that connecting again does not register Waypost again (migration 0053).
+ */
+export interface AppRegistrations {
+  find(server: string, redirectUri: string, scopes: string): Promise<AppRegistration | undefined>;
+  keep(server: string, redirectUri: string, scopes: string, app: AppRegistration): Promise<void>;
+  forget(server: string, redirectUri: string, scopes: string): Promise<void>;
 }
 
 export interface ConnectStart {

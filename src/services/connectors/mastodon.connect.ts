@@ -10,10 +10,12 @@
 // metadata (/.well-known/oauth-authorization-server); older servers, and other software that
 // speaks Mastodon's API, get the fixed paths and no PKCE. Every request goes through the
 // outbound guard, as deliveries do.
+// The registration of step 1 is kept for the person (migration 0053) and used again the next
+// time, once the server has shown it still knows it.
 import { createHash, randomBytes } from 'node:crypto';
 import { OutboundBlockedError, type Outbound } from '../../lib/ssrf.ts';
 import { excerpt } from './connector.ts';
-import { ConnectError, type Connect } from './connect.ts';
+import { ConnectError, type AppRegistration, type AppRegistrations, type Connect } from './connect.ts';
 
 /** What publishing and bringing statuses in need: the account's name, its statuses, writing
  * statuses and media (docs.joinmastodon.org/api/oauth-scopes/). */
@@ -24,6 +26,7 @@ const BROAD_SCOPES = 'read write';
 interface ServerMetadata {
   authorizationEndpoint: string;
   tokenEndpoint: string;
+  revocationEndpoint: string;
   registrationEndpoint: string;
   pkce: boolean;
   scopes: string;
@@ -65,6 +68,7 @@ async function serverMetadata(outbound: Outbound, origin: string): Promise<Serve
   const fixed: ServerMetadata = {
     authorizationEndpoint: `${origin}/oauth/authorize`,
     tokenEndpoint: `${origin}/oauth/token`,
+    revocationEndpoint: `${origin}/oauth/revoke`,
     registrationEndpoint: `${origin}/api/v1/apps`,
     pkce: false,
     scopes: GRANULAR_SCOPES,
@@ -92,6 +96,7 @@ async function serverMetadata(outbound: Outbound, origin: string): Promise<Serve
   return {
     authorizationEndpoint: endpoint(metadata.authorization_endpoint, fixed.authorizationEndpoint),
     tokenEndpoint: endpoint(metadata.token_endpoint, fixed.tokenEndpoint),
+    revocationEndpoint: endpoint(metadata.revocation_endpoint, fixed.revocationEndpoint),
     registrationEndpoint: endpoint(metadata.app_registration_endpoint, fixed.registrationEndpoint),
     pkce: list(metadata.code_challenge_methods_supported)?.includes('S256') ?? false,
     scopes: !scopes || scopes.includes('write:statuses') ? GRANULAR_SCOPES : BROAD_SCOPES,
@@ -116,6 +121,78 @@ async function form(outbound: Outbound, url: string, fields: Record<string, stri
   });
 }
 
+interface Registering {
+  origin: string;
+  server: ServerMetadata;
+  redirectUri: string;
+  appName: string;
+  website: string;
+}
+
+/** Registers Waypost on the server as a new app. */
+async function register(outbound: Outbound, { origin, server, redirectUri, appName, website }: Registering) {
+  let registered: Response;
+  try {
+    registered = await form(outbound, server.registrationEndpoint, {
+      client_name: appName,
+      redirect_uris: redirectUri,
+      scopes: server.scopes,
+      website,
+    });
+  } catch (error) {
+    throw unreachable(origin, error);
+  }
+  const app = (await registered.json().catch(() => null)) as { client_id?: unknown; client_secret?: unknown } | null;
+  if (!registered.ok || typeof app?.client_id !== 'string' || typeof app.client_secret !== 'string') {
+    throw new ConnectError(
+      `${origin} did not let Waypost register as an app (it answered ${registered.status}). Is it a Mastodon server?`,
+      'instance_url',
+    );
+  }
+  return { clientId: app.client_id, clientSecret: app.client_secret };
+}
+
+/**
+ * Whether the server still knows a kept registration (an admin may have removed it, or the
+ * person revoked it): the client credentials grant (RFC 6749 4.4) gives a token only to a client
+ * the server knows. The token is revoked at once (RFC 7009), as nothing uses it; where revoking
+ * fails it stays an app's token, which acts for no account.
+ */
+async function stillRegistered(outbound: Outbound, { origin, server, redirectUri }: Registering, app: AppRegistration) {
+  const client = { client_id: app.clientId, client_secret: app.clientSecret };
+  let answer: Response;
+  try {
+    answer = await form(outbound, server.tokenEndpoint, {
+      grant_type: 'client_credentials',
+      ...client,
+      redirect_uri: redirectUri,
+      scope: server.scopes,
+    });
+  } catch (error) {
+    throw unreachable(origin, error);
+  }
+  const token = (await answer.json().catch(() => null)) as { access_token?: unknown } | null;
+  if (!answer.ok || typeof token?.access_token !== 'string') return false;
+  try {
+    const revoked = await form(outbound, server.revocationEndpoint, { ...client, token: token.access_token });
+    await revoked.body?.cancel();
+  } catch {
+    // Revoking is tidying up; the registration is known either way.
+  }
+  return true;
+}
+
+/** The registration kept for this server if it still holds, else a new one, kept for next time. */
+async function registration(outbound: Outbound, apps: AppRegistrations, registering: Registering) {
+  const { origin, server, redirectUri } = registering;
+  const kept = await apps.find(origin, redirectUri, server.scopes);
+  if (kept && (await stillRegistered(outbound, registering, kept))) return kept;
+  if (kept) await apps.forget(origin, redirectUri, server.scopes);
+  const app = await register(outbound, registering);
+  await apps.keep(origin, redirectUri, server.scopes, app);
+  return app;
+}
+
 export const mastodonConnect: Connect = {
   normalize(config) {
     const origin = typeof config.instance_url === 'string' ? instanceOrigin(config.instance_url) : undefined;
@@ -125,39 +202,26 @@ export const mastodonConnect: Connect = {
     return { ...config, instance_url: origin };
   },
 
-  async start({ config, redirectUri, state, outbound, appName, website }) {
+  async start({ config, redirectUri, state, outbound, appName, website, apps }) {
     const origin = String(config.instance_url);
     let server: ServerMetadata;
-    let registered: Response;
     try {
       server = await serverMetadata(outbound, origin);
-      registered = await form(outbound, server.registrationEndpoint, {
-        client_name: appName,
-        redirect_uris: redirectUri,
-        scopes: server.scopes,
-        website,
-      });
     } catch (error) {
       throw unreachable(origin, error);
     }
-    const app = (await registered.json().catch(() => null)) as { client_id?: unknown; client_secret?: unknown } | null;
-    if (!registered.ok || typeof app?.client_id !== 'string' || typeof app.client_secret !== 'string') {
-      throw new ConnectError(
-        `${origin} did not let Waypost register as an app (it answered ${registered.status}). Is it a Mastodon server?`,
-        'instance_url',
-      );
-    }
+    const app = await registration(outbound, apps, { origin, server, redirectUri, appName, website });
     const authorize = new URL(server.authorizationEndpoint);
     const params: Record<string, string> = {
       response_type: 'code',
-      client_id: app.client_id,
+      client_id: app.clientId,
       redirect_uri: redirectUri,
       scope: server.scopes,
       state,
     };
     const pending: Record<string, string> = {
-      client_id: app.client_id,
-      client_secret: app.client_secret,
+      client_id: app.clientId,
+      client_secret: app.clientSecret,
       token_endpoint: server.tokenEndpoint,
       scope: server.scopes,
     };
