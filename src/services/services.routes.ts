@@ -120,7 +120,8 @@ export async function servicesRoutes(fastify: FastifyInstance, options: Services
         summary: 'Connect a service by signing in on its server',
         description:
           'For a type whose accounts sign in on their own server (mastodon): Waypost registers itself there as an ' +
-          "app (`POST /api/v1/apps`, redirect back to `/app/services/connected`) and answers the server's " +
+          'app (`POST /api/v1/apps`, redirect back to `/app/services/connected`), or uses the registration kept ' +
+          "from the person's earlier connection there while the server still knows it, and answers the server's " +
           'authorization page (`authorize_url`, with `state` and, where the server takes it, a PKCE challenge). ' +
           'Send the person there; once they allow Waypost, the server sends them back to the web app, which ' +
           'exchanges the code for the token and makes the service (signed in as the person who started, within ' +
