@@ -1,8 +1,9 @@
 // Connecting a service by signing in on its server (docs/api.md "Connecting a service by
 // signing in"): `POST /services/connect` starts (the connector registers Waypost there, or uses
-// the registration kept from before, and names the authorization page), the person signs in and allows Waypost on their server, and
-// the server sends them back to the web app's callback (`/app/services/connected`), which
-// finishes here: the code is exchanged for a token, stored sealed as the service's secret.
+// the registration kept from before, and names the authorization page), the person signs in and
+// allows Waypost on their server, and the server sends them back to the web app's callback
+// (`/app/services/connected`), which finishes here: the code is exchanged for a token, stored
+// sealed as the service's secret.
 // What lies between waits in `service_connections`, found by the SHA-256 of the OAuth `state`
 // and only for the person who started: a state used by anyone else, used twice, or older than
 // 15 minutes connects nothing.
@@ -16,13 +17,7 @@ import { ConnectError, type AppRegistrations } from './connectors/connect.ts';
 import { excerpt } from './connectors/connector.ts';
 import { connectors } from './connectors/index.ts';
 import type { ServiceType } from './connectors/types.ts';
-import {
-  findAppRegistration,
-  forgetAppRegistration,
-  insertConnection,
-  keepAppRegistration,
-  takeConnection,
-} from './connect.repo.ts';
+import { findAppRegistration, insertConnection, keepAppRegistration, takeConnection } from './connect.repo.ts';
 import { openSecrets, sealSecrets, type SecretKey } from './secrets.ts';
 import { configErrors } from './services.config.ts';
 import { createService, getService } from './services.logic.ts';
@@ -77,7 +72,6 @@ function appRegistrations(deps: ConnectDeps, userId: string): AppRegistrations {
         client_secret: sealSecrets(deps.key, aad(server, redirectUri, scopes), { client_secret: app.clientSecret }),
         created_at: deps.now(),
       }),
-    forget: (server, redirectUri, scopes) => forgetAppRegistration(deps.db, key(server, redirectUri, scopes)),
   };
 }
 

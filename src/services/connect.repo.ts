@@ -44,14 +44,14 @@ export async function findAppRegistration(db: Db, key: AppKey): Promise<AppRegis
   return db
     .selectFrom('service_app_registrations')
     .selectAll()
-    .where('user_id', '=', key.user_id)
-    .where('server', '=', key.server)
-    .where('redirect_uri', '=', key.redirect_uri)
-    .where('scopes', '=', key.scopes)
+    .where((eb) => eb.and(key))
     .executeTakeFirst();
 }
 
-/** Keeps a registration, in place of the one kept for the same key (two connections at once: the last). */
+/**
+ * Keeps a registration, in place of the one kept for the same key: one the server no longer
+ * knows, or (two connections at once) the other's.
+ */
 export async function keepAppRegistration(db: Db, row: AppRegistrationRow): Promise<void> {
   await db
     .insertInto('service_app_registrations')
@@ -61,15 +61,5 @@ export async function keepAppRegistration(db: Db, row: AppRegistrationRow): Prom
         .columns(['user_id', 'server', 'redirect_uri', 'scopes'])
         .doUpdateSet({ client_id: row.client_id, client_secret: row.client_secret, created_at: row.created_at }),
     )
-    .execute();
-}
-
-export async function forgetAppRegistration(db: Db, key: AppKey): Promise<void> {
-  await db
-    .deleteFrom('service_app_registrations')
-    .where('user_id', '=', key.user_id)
-    .where('server', '=', key.server)
-    .where('redirect_uri', '=', key.redirect_uri)
-    .where('scopes', '=', key.scopes)
     .execute();
 }

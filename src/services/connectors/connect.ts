@@ -32,8 +32,8 @@ export interface AppRegistration {
  */
 export interface AppRegistrations {
   find(server: string, redirectUri: string, scopes: string): Promise<AppRegistration | undefined>;
+  /** Keeps `app`, in place of a registration kept before for the same server, address and scopes. */
   keep(server: string, redirectUri: string, scopes: string, app: AppRegistration): Promise<void>;
-  forget(server: string, redirectUri: string, scopes: string): Promise<void>;
 }
 
 export interface ConnectStart {

@@ -182,12 +182,11 @@ async function stillRegistered(outbound: Outbound, { origin, server, redirectUri
   return true;
 }
 
-/** The registration kept for this server if it still holds, else a new one, kept for next time. */
+/** The registration kept for this server if it still holds, else a new one, kept in its place for next time. */
 async function registration(outbound: Outbound, apps: AppRegistrations, registering: Registering) {
   const { origin, server, redirectUri } = registering;
   const kept = await apps.find(origin, redirectUri, server.scopes);
   if (kept && (await stillRegistered(outbound, registering, kept))) return kept;
-  if (kept) await apps.forget(origin, redirectUri, server.scopes);
   const app = await register(outbound, registering);
   await apps.keep(origin, redirectUri, server.scopes, app);
   return app;
