@@ -1,13 +1,15 @@
-import { createHash, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** A random secret for a URL or a header: `bytes` random bytes, base64url. */
 export function randomToken(bytes = 32): string {
   return randomBytes(bytes).toString('base64url');
 }
 
-/** SHA-256 as hex: how tokens, codes and session ids are stored (never the secret itself). */
+/** SHA-256 as hex: how tokens, codes and session ids are stored (never the secret itself). Node's
+ * one-shot `hash` (UTF-8 in, hex out): every authenticated request hashes its token, and this
+ * makes no Hash object (about half the time of `createHash().update().digest()`). */
 export function sha256Hex(value: string): string {
-  return createHash('sha256').update(value).digest('hex');
+  return hash('sha256', value, 'hex');
 }
 
 /** Compares two strings in time that does not depend on where they differ. */
