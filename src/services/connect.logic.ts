@@ -41,37 +41,33 @@ const sealAad = (stateHash: string) => `connect/${stateHash}`;
 
 /** The person's registrations of Waypost on servers; a client secret is sealed with its row's key as the additional data. */
 function appRegistrations(deps: ConnectDeps, userId: string): AppRegistrations {
-  const key = (server: string, redirectUri: string, scopes: string) => ({
-    user_id: userId,
-    server,
-    redirect_uri: redirectUri,
-    scopes,
+  /** A registration's row key, and the additional data its secret is sealed with. */
+  const keyed = (server: string, redirectUri: string, scopes: string) => ({
+    key: { user_id: userId, server, redirect_uri: redirectUri, scopes },
+    aad: `app/${JSON.stringify([userId, server, redirectUri, scopes])}`,
   });
-  const aad = (server: string, redirectUri: string, scopes: string) =>
-    `app/${JSON.stringify([userId, server, redirectUri, scopes])}`;
   return {
     async find(server, redirectUri, scopes) {
-      const row = await findAppRegistration(deps.db, key(server, redirectUri, scopes));
+      const { key, aad } = keyed(server, redirectUri, scopes);
+      const row = await findAppRegistration(deps.db, key);
       if (!row) return undefined;
       try {
-        const { client_secret: clientSecret } = openSecrets(
-          deps.key,
-          aad(server, redirectUri, scopes),
-          row.client_secret,
-        );
+        const { client_secret: clientSecret } = openSecrets(deps.key, aad, row.client_secret);
         return clientSecret ? { clientId: row.client_id, clientSecret } : undefined;
       } catch {
         // Sealed under another secret key (the server's was changed): registered anew, in its place.
         return undefined;
       }
     },
-    keep: (server, redirectUri, scopes, app) =>
-      keepAppRegistration(deps.db, {
-        ...key(server, redirectUri, scopes),
+    keep(server, redirectUri, scopes, app) {
+      const { key, aad } = keyed(server, redirectUri, scopes);
+      return keepAppRegistration(deps.db, {
+        ...key,
         client_id: app.clientId,
-        client_secret: sealSecrets(deps.key, aad(server, redirectUri, scopes), { client_secret: app.clientSecret }),
+        client_secret: sealSecrets(deps.key, aad, { client_secret: app.clientSecret }),
         created_at: deps.now(),
-      }),
+      });
+    },
   };
 }
 
